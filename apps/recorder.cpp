@@ -1,0 +1,104 @@
+#include "apps/recorder.hpp"
+
+#include "core/errors.hpp"
+
+namespace hysim::app {
+
+// Adds the time between construction and destruction to a running total.
+template <class S>
+class Recorder<S>::Timer {
+ public:
+  explicit Timer(double* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Timer() { *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+ private:
+  double* total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+namespace {
+
+std::ofstream open_csv(const std::filesystem::path& path) {
+  std::ofstream out(path);
+  if (!out) throw InvalidArgument("cannot write " + path.string());
+  return out;
+}
+
+}  // namespace
+
+template <class S>
+Recorder<S>::Recorder(const std::filesystem::path& out_dir) {
+  if (out_dir.empty()) return;
+  trajectory_ = open_csv(out_dir / "trajectory.csv");
+  events_ = open_csv(out_dir / "events.csv");
+}
+
+template <class S>
+void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
+  Timer timer(&seconds_);
+  model_ = &model;
+  if (trajectory_.is_open()) {
+    trajectory_ << "t,mode";
+    for (const auto& name : model.state_names) trajectory_ << ',' << name;
+    trajectory_ << '\n';
+  }
+  if (events_.is_open()) {
+    events_ << "index,t,from,to,class,guard";
+    for (const auto& name : model.state_names) events_ << ',' << name;
+    for (const auto& name : model.state_names) events_ << ',' << name << '+';
+    events_ << '\n';
+    events_.flush();
+  }
+}
+
+template <class S>
+void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
+  Timer timer(&seconds_);
+  last_t_ = t;
+  if (!trajectory_.is_open()) return;
+  trajectory_ << format_scalar(t) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
+  for (const S& v : x) trajectory_ << ',' << format_scalar(v);
+  trajectory_ << '\n';
+}
+
+template <class S>
+void Recorder<S>::on_event(const EventRecord<S>& record) {
+  Timer timer(&seconds_);
+  EventRow row;
+  row.index = std::to_string(record.index);
+  row.t = format_scalar(record.t);
+  row.from = model_->modes[static_cast<std::size_t>(record.from)].name;
+  row.to = model_->modes[static_cast<std::size_t>(record.to)].name;
+  row.kind = transition_class_name(record.kind);
+  row.guard = std::string(record.guard);
+  for (const S& v : record.x_pre) row.x_pre.push_back(format_scalar(v));
+  for (const S& v : record.x_post) row.x_post.push_back(format_scalar(v));
+  if (events_.is_open()) {
+    events_ << row.index << ',' << row.t << ',' << row.from << ',' << row.to << ',' << row.kind << ',' << row.guard;
+    for (const auto& v : row.x_pre) events_ << ',' << v;
+    for (const auto& v : row.x_post) events_ << ',' << v;
+    events_ << '\n';
+    events_.flush();  // the event log survives a run that fails later
+  }
+  rows_.push_back(std::move(row));
+}
+
+template <class S>
+void Recorder<S>::on_finish(const RunResult<S>&) {
+  Timer timer(&seconds_);
+  flush();
+}
+
+template <class S>
+void Recorder<S>::flush() {
+  if (trajectory_.is_open()) trajectory_.flush();
+  if (events_.is_open()) events_.flush();
+}
+
+template class Recorder<double>;
+template class Recorder<long double>;
+template class Recorder<float128>;
+
+}  // namespace hysim::app

@@ -1,0 +1,311 @@
+// The run loop of core/simulator.hpp. The class comment there is the algorithm; this file
+// follows it step by step.
+#include "core/simulator.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.hpp"
+#include "events/chain.hpp"
+#include "events/detection.hpp"
+#include "events/location.hpp"
+#include "solvers/stepper.hpp"
+
+namespace hysim {
+
+const char* transition_class_name(TransitionClass c) {
+  switch (c) {
+    case TransitionClass::kInterior: return "interior";
+    case TransitionClass::kBoundary: return "boundary";
+    case TransitionClass::kSliding: return "sliding";
+    case TransitionClass::kPinnacle: return "pinnacle";
+    case TransitionClass::kMythical: return "mythical";
+  }
+  return "?";
+}
+
+const char* run_reason_name(RunReason reason) {
+  switch (reason) {
+    case RunReason::kReachedEnd: return "reached t_end";
+    case RunReason::kEventLimit: return "event limit";
+  }
+  return "?";
+}
+
+namespace {
+
+void require(bool ok, const char* field, const std::string& constraint, double value) {
+  if (!ok) {
+    throw InvalidArgument("option " + std::string(field) + " = " + format_scalar(value) + " violates " + constraint);
+  }
+}
+
+SimulationOptions validated(SimulationOptions options) {
+  options.validate();
+  return options;
+}
+
+}  // namespace
+
+void SimulationOptions::validate() const {
+  require(std::isfinite(t_end), "t_end", "t_end is finite", t_end);
+  require(std::isfinite(rtol) && rtol > 0, "rtol", "rtol > 0", rtol);
+  require(std::isfinite(atol) && atol >= 0, "atol", "atol >= 0", atol);
+  require(std::isfinite(initial_step) && initial_step >= 0, "initial_step", "initial_step >= 0", initial_step);
+  require(std::isfinite(max_step) && max_step >= 0, "max_step", "max_step >= 0 (0: unlimited)", max_step);
+  require(std::isfinite(min_step) && min_step >= 0, "min_step", "min_step >= 0", min_step);
+  require(max_step == 0 || min_step <= max_step, "min_step", "min_step <= max_step", min_step);
+  require(std::isfinite(fixed_step) && fixed_step > 0, "fixed_step", "fixed_step > 0", fixed_step);
+  require(std::isfinite(event_tolerance) && event_tolerance >= 0, "event_tolerance", "event_tolerance >= 0",
+          event_tolerance);
+  require(chain_limit >= 1, "chain_limit", "chain_limit >= 1", chain_limit);
+  require(event_limit >= 1, "event_limit", "event_limit >= 1", static_cast<double>(event_limit));
+}
+
+template <class S>
+class Simulator<S>::Impl {
+ public:
+  Impl(const Model<S>& model, SimulationOptions options)
+      : model_(model),
+        options_(validated(std::move(options))),
+        n_(model.state_size()),
+        stepper_(make_stepper<S>(options_.solver, n_,
+                                 StepperTolerances<S>{S(options_.rtol), S(options_.atol)})),
+        detector_(model, &stats_.guard_evals),
+        chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
+        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_) {
+    if (!(S(options_.t_end) > model.t0)) {
+      throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
+                            format_scalar(model.t0));
+    }
+    if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
+  }
+
+  RunResult<S> run(Observer<S>* observer) {
+    observer_ = observer;
+    stats_ = RunStatistics{};
+    last_event_t_ = -std::numeric_limits<S>::infinity();
+    events_at_same_t_ = 0;
+    const S t_end = S(options_.t_end);
+    S t = model_.t0;
+    mode_ = model_.initial_mode;
+    stepper_->restart(rhs_of(mode_), t, model_.x0.data(), nullptr);
+    check_finite(t, stepper_->x_current(), "the initial state");
+    if (observer_) observer_->on_start(model_, options_);
+
+    // Zeros at t0 (CVODE's cvRcheck1): a guard of the initial mode that already fires, or
+    // sits at 0 and is driven across, starts a chain at t0.
+    const FiredTransition at_start =
+        detector_.fired_after(mode_, t, stepper_->x_current(), t, nullptr, stepper_->dxdt_current());
+    sample(t, stepper_->x_current());
+    if (at_start.index >= 0) {
+      std::copy(stepper_->x_current(), stepper_->x_current() + n_, x_a_.begin());
+      take_event(t, x_a_.data(), t, nullptr, at_start.index);
+    }
+
+    S h = first_step(t, t_end);
+    RunResult<S> result;
+    while (t < t_end) {
+      if (stats_.events >= options_.event_limit) {
+        result.reason = RunReason::kEventLimit;
+        break;
+      }
+      const S remaining = t_end - t;
+      S h_try = h;
+      if (options_.max_step > 0) h_try = std::min(h_try, S(options_.max_step));
+      if (h_try >= remaining) h_try = remaining;
+
+      // step
+      const StepOutcome<S> outcome = stepper_->try_step(h_try);
+      if (outcome.status == StepStatus::kRejected) {
+        ++stats_.steps_rejected;
+        h = outcome.h_next;
+        if (h < min_step(t)) {
+          throw SimulationError(where(t) + ": step size " + format_scalar(h) + " fell below the minimum " +
+                                format_scalar(min_step(t)) + " (stiff, singular or discontinuous field?)");
+        }
+        continue;
+      }
+      ++stats_.steps_accepted;
+      const S t_new = stepper_->t_current();
+      check_finite(t_new, stepper_->x_current(), "the state");
+      SPDLOG_DEBUG("step t = {:.17g} h = {:.3e} mode {}", to_double(t), to_double(h_try), mode_name());
+      h = stepper_->is_adaptive() ? outcome.h_next : S(options_.fixed_step);
+
+      // detect
+      const int fired = detector_.fired(mode_, t_new, stepper_->x_current());
+      if (fired < 0) {
+        t = t_new;
+        sample(t, stepper_->x_current());
+        continue;
+      }
+
+      // locate: [t_previous, t_new] brackets the event (not fired at the step's start).
+      int fired_at_b = fired;
+      const Bracket<S> bracket = bisect<S>(
+          stepper_->t_previous(), t_new, S(options_.event_tolerance),
+          [this, &fired_at_b](S tm) {
+            stepper_->interpolate(tm, x_mid_.data());
+            const int k = detector_.fired(mode_, tm, x_mid_.data());
+            if (k >= 0) fired_at_b = k;
+            return k >= 0;
+          },
+          &stats_.root_iterations);
+      stepper_->interpolate(bracket.t_a, x_a_.data());
+      stepper_->interpolate(bracket.t_b, x_b_.data());
+      t = bracket.t_a;
+      sample(t, x_a_.data());
+
+      // recurse and record, then restart in the arrival mode.
+      take_event(t, x_a_.data(), bracket.t_b, x_b_.data(), fired_at_b);
+      if (stepper_->is_adaptive()) h = std::min(h, h_try);
+    }
+
+    result.t = t;
+    result.mode = mode_;
+    result.x.assign(stepper_->x_current(), stepper_->x_current() + n_);
+    result.stats = stats_;
+    result.message = std::string(run_reason_name(result.reason)) + " at t = " + format_scalar(t) + " in mode '" +
+                     mode_name() + "' after " + std::to_string(stats_.events) + " events";
+    if (observer_) observer_->on_finish(result);
+    return result;
+  }
+
+ private:
+  Rhs<S> rhs_of(int mode) {
+    return Rhs<S>{&model_.modes[static_cast<std::size_t>(mode)].field, &stats_.rhs_evals};
+  }
+
+  const std::string& mode_name() const { return model_.modes[static_cast<std::size_t>(mode_)].name; }
+
+  std::string where(S t) const {
+    return "model '" + model_.name + "', mode '" + mode_name() + "', t = " + format_scalar(t);
+  }
+
+  void sample(S t, const S* x) {
+    if (observer_) observer_->on_sample(t, mode_, std::span<const S>(x, n_));
+  }
+
+  void check_finite(S t, const S* x, const char* what) const {
+    for (std::size_t j = 0; j < n_; ++j) {
+      if (!is_finite(x[j])) {
+        throw SimulationError(where(t) + ": " + what + " has " + model_.state_names[j] + " = " +
+                              format_scalar(x[j]) + " (the field returned a non-finite value)");
+      }
+    }
+  }
+
+  // The smallest step before the run fails: min_step, and never below 16 ulps of t.
+  S min_step(S t) const {
+    using std::abs;
+    return std::max<S>(S(options_.min_step), S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1)));
+  }
+
+  // Resolves the chain at t_a, records it, and restarts the stepper in the arrival mode.
+  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition) {
+    if (t_a == last_event_t_) {
+      if (++events_at_same_t_ > options_.chain_limit) {
+        throw SimulationError(where(t_a) + ": " + std::to_string(events_at_same_t_) +
+                              " events at the same time; the run does not advance (chattering at a surface?)");
+      }
+    } else {
+      events_at_same_t_ = 0;
+      last_event_t_ = t_a;
+    }
+    ++stats_.events;
+    ++stats_.one_sided_events;  // bisection keeps x(t_a) on the side where no guard fired
+    EventRecord<S> record;
+    record.index = stats_.events;
+    record.t = t_a;
+    record.t_bracket = t_b;
+    const auto arrival = chain_.resolve(
+        mode_, transition, t_a, x_a, t_b, x_b,
+        [this, &record](int from, int to, TransitionClass kind, std::string_view guard, std::span<const S> x_pre,
+                        std::span<const S> x_post) {
+          ++stats_.transitions;
+          record.from = from;
+          record.to = to;
+          record.kind = kind;
+          record.guard = guard;
+          record.x_pre = x_pre;
+          record.x_post = x_post;
+          SPDLOG_INFO("event {} t = {:.17g}: {} -> {} ({}, guard {})", record.index, to_double(record.t),
+                      model_.modes[static_cast<std::size_t>(from)].name,
+                      model_.modes[static_cast<std::size_t>(to)].name, transition_class_name(kind), guard);
+          if (observer_) observer_->on_event(record);
+        });
+    mode_ = arrival.mode;
+    stepper_->restart(rhs_of(mode_), t_a, arrival.x, arrival.dxdt);
+    sample(t_a, stepper_->x_current());
+  }
+
+  // First step: options.initial_step, the fixed step, or the starting-step estimate of
+  // Hairer, Norsett & Wanner, Solving ODE I, II.4 (one extra field evaluation).
+  S first_step(S t0, S t_end) {
+    using std::abs;
+    using std::max;
+    using std::min;
+    using std::pow;
+    using std::sqrt;
+    if (!stepper_->is_adaptive()) return S(options_.fixed_step);
+    if (options_.initial_step > 0) return S(options_.initial_step);
+    const S* x0 = stepper_->x_current();
+    const S* f0 = stepper_->dxdt_current();
+    S d0 = 0, d1 = 0;
+    for (std::size_t j = 0; j < n_; ++j) {
+      const S sc = S(options_.atol) + S(options_.rtol) * abs(x0[j]);
+      d0 += (x0[j] / sc) * (x0[j] / sc);
+      d1 += (f0[j] / sc) * (f0[j] / sc);
+    }
+    d0 = sqrt(d0 / S(n_));
+    d1 = sqrt(d1 / S(n_));
+    S h0 = (d0 < S(1e-5) || d1 < S(1e-5)) ? S(1e-6) : S(0.01) * d0 / d1;
+    h0 = min(h0, t_end - t0);
+    for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x0[j] + h0 * f0[j];
+    rhs_of(mode_)(t0 + h0, x_mid_.data(), scratch_.data());
+    S d2 = 0;
+    for (std::size_t j = 0; j < n_; ++j) {
+      const S sc = S(options_.atol) + S(options_.rtol) * abs(x0[j]);
+      const S df = (scratch_[j] - f0[j]) / sc;
+      d2 += df * df;
+    }
+    d2 = sqrt(d2 / S(n_)) / h0;
+    const S dmax = max(d1, d2);
+    const S h1 = dmax <= S(1e-15) ? max(S(1e-6), h0 * S(1e-3))
+                                  : pow(S(0.01) / dmax, S(1) / S(stepper_->order() + 1));
+    return min(S(100) * h0, h1);
+  }
+
+  const Model<S>& model_;
+  SimulationOptions options_;
+  std::size_t n_;
+  std::unique_ptr<Stepper<S>> stepper_;
+  RunStatistics stats_;
+  TransitionDetector<S> detector_;
+  TransitionChain<S> chain_;
+  std::vector<S> x_a_, x_b_, x_mid_, scratch_;
+  Observer<S>* observer_ = nullptr;
+  int mode_ = 0;
+  S last_event_t_ = S(0);
+  int events_at_same_t_ = 0;
+};
+
+template <class S>
+Simulator<S>::Simulator(const Model<S>& model, SimulationOptions options)
+    : impl_(std::make_unique<Impl>(model, std::move(options))) {}
+
+template <class S>
+Simulator<S>::~Simulator() = default;
+
+template <class S>
+RunResult<S> Simulator<S>::run(Observer<S>* observer) {
+  return impl_->run(observer);
+}
+
+template class Simulator<double>;
+template class Simulator<long double>;
+template class Simulator<float128>;
+
+}  // namespace hysim

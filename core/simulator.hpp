@@ -1,0 +1,135 @@
+// The simulator: runs a hybrid model (core/model.hpp) through Algorithm 1 of 003, made
+// precise in DESIGN.md section 2.
+//
+//   t = t0, x = x0, a = initial mode
+//   resolve the chain at t0 if a guard of a already fires            (events/chain.hpp)
+//   while t < t_end:
+//     step     one accepted step [t, t + h] of the integrator, dense output kept
+//     detect   does a guard of a fire at t + h?                       (events/detection.hpp)
+//     locate   if so: bisection on the dense output keeps a bracket [t_a, t_b], guard not
+//              fired at t_a and fired at t_b, until t_b is the next representable time
+//              after t_a (or t_b - t_a <= event_tolerance); the event is at t_a with
+//              x- = x(t_a), on the PRE-event side of the surface (one-sided, 004)
+//     recurse  resolve the chain of transitions at t_a: reset, classify each mode visited
+//              (interior, boundary, pinnacle, mythical), continue while the next mode's
+//              guard fires at once, up to chain_limit
+//     record   every mode visited, with its class, x-, x+ and the guard that fired
+//     restart  the integrator at (t_a, x+) in the arrival mode
+//
+// Failure policy: bad options and ill-formed models throw InvalidArgument / ModelError before
+// the run starts; a run that cannot go on (non-finite state or guard, step size underflow,
+// a chain that loops or exceeds chain_limit) throws SimulationError whose message names the
+// model, the mode, the time and the guard. Everything recorded before that point has
+// already been passed to the observer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model.hpp"
+
+namespace hysim {
+
+// Options of a run: a plain struct with documented defaults. Values are given in double and
+// converted to the run's scalar type.
+struct SimulationOptions {
+  double t_end = 1.0;            // [s] end of the run; the run covers [t0, t_end]
+  std::string solver = "dopri5";  // a name from solver_catalog()
+  double rtol = 1e-6;            // relative tolerance of adaptive solvers
+  double atol = 1e-9;            // absolute tolerance of adaptive solvers
+  double initial_step = 0.0;     // [s] first step; 0: Hairer & Wanner's starting-step estimate
+  double max_step = 0.0;         // [s] largest step; 0: unlimited (only t_end - t)
+  double min_step = 0.0;         // [s] smallest step an adaptive solver may shrink to before the
+                                 //     run fails; 0: 16 ulps of t
+  double fixed_step = 1e-3;      // [s] step of fixed-step solvers (rk4, euler)
+  double event_tolerance = 0.0;  // [s] width of the final location bracket [t_a, t_b];
+                                 //     0: one ulp of t (t_b = next representable after t_a)
+  int chain_limit = 64;          // most modes one event may visit before the run fails
+  std::int64_t event_limit = 10'000'000;  // the run stops (reason kEventLimit) after this many events
+
+  // Throws InvalidArgument naming the first field that breaks its constraint.
+  void validate() const;
+};
+
+// 003, Tables 1 and 2: what kind of mode a transition chain visited.
+enum class TransitionClass { kInterior, kBoundary, kSliding, kPinnacle, kMythical };
+const char* transition_class_name(TransitionClass c);
+
+// Counters of a run; every strategy reports the same ones.
+struct RunStatistics {
+  std::int64_t steps_accepted = 0;
+  std::int64_t steps_rejected = 0;
+  std::int64_t rhs_evals = 0;        // evaluations of a mode's field f_a(t, x)
+  std::int64_t guard_evals = 0;      // evaluations of an atom's event function e(t, x)
+  std::int64_t root_iterations = 0;  // bisection iterations (dense-output evaluations)
+  std::int64_t events = 0;           // event times (a chain at one time counts once)
+  std::int64_t transitions = 0;      // modes visited at events (rows of events.csv)
+  std::int64_t one_sided_events = 0; // events whose x- satisfies the old mode (no guard fired)
+};
+
+// One mode visited at an event. Rows of one chain share index and t.
+template <class S>
+struct EventRecord {
+  std::int64_t index = 0;       // 1-based event number
+  S t = S(0);                   // event time t_a (pre-event side of the bracket)
+  S t_bracket = S(0);           // t_b: the guard had fired there
+  int from = -1;                // mode left
+  int to = -1;                  // mode entered
+  TransitionClass kind = TransitionClass::kInterior;
+  std::string_view guard;       // name of the transition taken
+  std::span<const S> x_pre;     // state before the transition
+  std::span<const S> x_post;    // state after its reset
+  bool one_sided = true;        // x_pre satisfies the mode left (none of its guards fires)
+};
+
+enum class RunReason { kReachedEnd, kEventLimit };
+const char* run_reason_name(RunReason reason);
+
+template <class S>
+struct RunResult {
+  RunReason reason = RunReason::kReachedEnd;
+  std::string message;   // one line: what happened
+  S t = S(0);            // time reached
+  int mode = -1;         // mode at the end
+  std::vector<S> x;      // state at the end
+  RunStatistics stats;
+};
+
+// Receives the run as it happens. Default implementations ignore everything.
+template <class S>
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_start(const Model<S>& /*model*/, const SimulationOptions& /*options*/) {}
+  // A point of the trajectory: each accepted step's end, and both sides of each event.
+  virtual void on_sample(S /*t*/, int /*mode*/, std::span<const S> /*x*/) {}
+  virtual void on_event(const EventRecord<S>& /*record*/) {}
+  virtual void on_finish(const RunResult<S>& /*result*/) {}
+};
+
+template <class S>
+class Simulator {
+ public:
+  // The model must be finalized; the options are validated here.
+  Simulator(const Model<S>& model, SimulationOptions options);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Runs from (model.t0, model.x0) to options.t_end. The observer may be null.
+  RunResult<S> run(Observer<S>* observer = nullptr);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+extern template class Simulator<double>;
+extern template class Simulator<long double>;
+extern template class Simulator<float128>;
+
+}  // namespace hysim

@@ -1,0 +1,164 @@
+// The transition chain at one event time: 003, Eq. (3) and Algorithm 1 ("recursion"),
+// DESIGN.md section 3.
+//
+// At t_a the guard of a_k -> a_m fired with pre-event state x (the state of the last real
+// mode). Repeat:
+//   1. x+ = g_{a_k}^{a_m}(x), always from x, the original pre-jump state of the last real
+//      mode (invariance of state).
+//   2. If no guard out of a_m fires an instant later (events/detection.hpp, fired_after),
+//      a_m is where the chain arrives: interior. Stop.
+//   3. Otherwise a_m is only visited. It is
+//        a pinnacle  if its reset changed the state (x+ != x): it existed at a point and
+//                    changed the state; commit x := x+;
+//        a boundary  if the state is unchanged and the guard fires because an atom at 0 is
+//                    driven across by a_m's field: a_m governs for an infinitesimal time;
+//        mythical    otherwise: a_m leaves no trace, x stays the original.
+//      Continue from a_m with the guard that fired.
+// The chain is carried on both sides of the location bracket (x at t_a and at t_b) so that
+// detection knows which atoms sit on their surface. A chain that comes back to a (mode,
+// state) it visited, or that visits more than chain_limit modes, throws SimulationError with
+// the chain written out.
+//
+// Issue "Transition classification" refines step 3 with guards on (x, x+) and adds sliding.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+#include "events/detection.hpp"
+
+namespace hysim {
+
+template <class S>
+class TransitionChain {
+ public:
+  // Where the chain arrived: the mode, its entry state and its field there.
+  struct Arrival {
+    int mode = -1;
+    const S* x = nullptr;
+    const S* dxdt = nullptr;
+  };
+
+  TransitionChain(const Model<S>& model, int chain_limit, TransitionDetector<S>* detector,
+                  std::int64_t* rhs_evals)
+      : model_(model),
+        chain_limit_(chain_limit),
+        detector_(detector),
+        rhs_evals_(rhs_evals),
+        n_(model.state_size()),
+        base_a_(n_), base_b_(n_), plus_a_(n_), plus_b_(n_), field_(n_),
+        visited_modes_(static_cast<std::size_t>(chain_limit) + 1),
+        visited_guards_(static_cast<std::size_t>(chain_limit) + 1),
+        visited_states_((static_cast<std::size_t>(chain_limit) + 1) * n_) {}
+
+  // Resolves the chain that starts when transition `transition` of mode `from` fires between
+  // t_a (state x_a, not fired) and t_b (state x_b, fired). x_b == nullptr: no bracket (t0).
+  // emit(from, to, class, guard name, x_pre, x_post) is called once per mode visited.
+  template <class Emit>
+  Arrival resolve(int from, int transition, S t_a, const S* x_a, S t_b, const S* x_b, Emit&& emit) {
+    std::copy(x_a, x_a + n_, base_a_.begin());
+    if (x_b != nullptr) std::copy(x_b, x_b + n_, base_b_.begin());
+    std::size_t visited = 0;
+    remember(visited++, from, -1);
+
+    for (int depth = 0; depth < chain_limit_; ++depth) {
+      const Mode<S>& source = model_.modes[static_cast<std::size_t>(from)];
+      const Transition<S>& tr = source.transitions[static_cast<std::size_t>(transition)];
+      const int to = tr.target;
+      const Mode<S>& target = model_.modes[static_cast<std::size_t>(to)];
+
+      apply_reset(tr, t_a, base_a_.data(), plus_a_.data(), source, to);
+      if (x_b != nullptr) apply_reset(tr, t_b, base_b_.data(), plus_b_.data(), source, to);
+
+      ++*rhs_evals_;
+      target.field(t_a, plus_a_.data(), field_.data());
+      const FiredTransition next = detector_->fired_after(to, t_a, plus_a_.data(), t_b,
+                                                          x_b != nullptr ? plus_b_.data() : nullptr,
+                                                          field_.data());
+      const bool state_changed = !std::equal(base_a_.begin(), base_a_.end(), plus_a_.begin());
+      TransitionClass kind = TransitionClass::kInterior;
+      if (next.index >= 0) {
+        kind = state_changed ? TransitionClass::kPinnacle
+                             : (next.on_surface ? TransitionClass::kBoundary : TransitionClass::kMythical);
+      }
+      emit(from, to, kind, std::string_view(tr.name), std::span<const S>(base_a_),
+           std::span<const S>(plus_a_));
+
+      if (kind != TransitionClass::kMythical) {  // a real mode: its state is committed
+        std::swap(base_a_, plus_a_);
+        if (x_b != nullptr) std::swap(base_b_, plus_b_);
+      }
+      if (next.index < 0) {
+        // base_a_ holds the arrival state (committed above: interior is real).
+        return {to, base_a_.data(), field_.data()};
+      }
+      if (returns_to_visited(visited, to)) {
+        remember(visited++, to, transition);
+        throw SimulationError(where(t_a) + ": the transition chain returns to mode '" + target.name +
+                              "' with the same state: " + chain_text(visited));
+      }
+      remember(visited++, to, transition);
+      from = to;
+      transition = next.index;
+    }
+    throw SimulationError(where(t_a) + ": the transition chain exceeds chain_limit = " +
+                          std::to_string(chain_limit_) + ": " + chain_text(visited));
+  }
+
+ private:
+  void apply_reset(const Transition<S>& tr, S t, const S* x, S* x_plus, const Mode<S>& source, int to) {
+    std::copy(x, x + n_, x_plus);
+    if (tr.reset) tr.reset(t, x, x_plus);
+    for (std::size_t j = 0; j < n_; ++j) {
+      if (!is_finite(x_plus[j])) {
+        throw SimulationError(where(t) + ", mode '" + source.name + "': the reset of transition '" + tr.name +
+                              "' to '" + model_.modes[static_cast<std::size_t>(to)].name + "' gives " +
+                              model_.state_names[j] + " = " + format_scalar(x_plus[j]));
+      }
+    }
+  }
+
+  void remember(std::size_t slot, int mode, int transition) {
+    visited_modes_[slot] = mode;
+    visited_guards_[slot] = transition;
+    std::copy(base_a_.begin(), base_a_.end(), visited_states_.begin() + static_cast<std::ptrdiff_t>(slot * n_));
+  }
+
+  bool returns_to_visited(std::size_t visited, int mode) const {
+    for (std::size_t s = 0; s < visited; ++s) {
+      if (visited_modes_[s] != mode) continue;
+      const auto begin = visited_states_.begin() + static_cast<std::ptrdiff_t>(s * n_);
+      if (std::equal(base_a_.begin(), base_a_.end(), begin)) return true;
+    }
+    return false;
+  }
+
+  // "s1 -[p3]-> s3 -[p1]-> s1": the chain so far, for error messages.
+  std::string chain_text(std::size_t visited) const {
+    std::string out = model_.modes[static_cast<std::size_t>(visited_modes_[0])].name;
+    for (std::size_t s = 1; s < visited; ++s) {
+      const auto& prev = model_.modes[static_cast<std::size_t>(visited_modes_[s - 1])];
+      out += " -[" + prev.transitions[static_cast<std::size_t>(visited_guards_[s])].name + "]-> " +
+             model_.modes[static_cast<std::size_t>(visited_modes_[s])].name;
+    }
+    return out;
+  }
+
+  std::string where(S t) const { return "model '" + model_.name + "', t = " + format_scalar(t); }
+
+  const Model<S>& model_;
+  int chain_limit_;
+  TransitionDetector<S>* detector_;
+  std::int64_t* rhs_evals_;
+  std::size_t n_;
+  std::vector<S> base_a_, base_b_, plus_a_, plus_b_, field_;
+  std::vector<int> visited_modes_, visited_guards_;
+  std::vector<S> visited_states_;
+};
+
+}  // namespace hysim

@@ -1,0 +1,26 @@
+#include "models/catalog.hpp"
+
+#include "core/errors.hpp"
+
+namespace hysim {
+
+const std::vector<ModelEntry>& model_catalog() {
+  static const std::vector<ModelEntry> catalog = {
+      pwm_servo_entry(),
+      bouncing_ball_entry(),
+      exponential_entry(),
+      oscillator_entry(),
+  };
+  return catalog;
+}
+
+const ModelEntry& find_model(std::string_view name) {
+  std::string known;
+  for (const auto& entry : model_catalog()) {
+    if (entry.name == name) return entry;
+    known += (known.empty() ? "" : ", ") + entry.name;
+  }
+  throw InvalidArgument("unknown model '" + std::string(name) + "' (known: " + known + ")");
+}
+
+}  // namespace hysim
