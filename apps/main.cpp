@@ -7,9 +7,6 @@
 //
 // `run` prints the event table and, with --out DIR, writes DIR/events.csv,
 // DIR/trajectory.csv and DIR/stats.json (docs/cli.md describes the files).
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -21,6 +18,7 @@
 
 #include "apps/recorder.hpp"
 #include "core/errors.hpp"
+#include "core/log.hpp"
 #include "core/simulator.hpp"
 #include "models/catalog.hpp"
 #include "solvers/stepper.hpp"
@@ -153,13 +151,6 @@ int run(const RunRequest& request) {
   return 1;
 }
 
-void configure_logging(int verbosity) {
-  auto logger = spdlog::stderr_color_mt("hysim");
-  spdlog::set_default_logger(logger);
-  spdlog::set_pattern("[%l] %v");
-  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
-}
-
 }  // namespace
 }  // namespace hysim::app
 
@@ -202,7 +193,7 @@ int main(int argc, char** argv) {
     std::cerr << "hysim: error: " << e.what() << "\n";
     return 2;
   }
-  configure_logging(verbosity);
+  hysim::set_verbosity(verbosity);
   try {
     if (app.got_subcommand("list")) return list_models();
     return run(request);

@@ -2,12 +2,11 @@
 // follows it step by step.
 #include "core/simulator.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/log.hpp"
 #include "events/chain.hpp"
 #include "events/detection.hpp"
 #include "events/location.hpp"
@@ -88,6 +87,7 @@ class Simulator<S>::Impl {
     stats_ = RunStatistics{};
     last_event_t_ = -std::numeric_limits<S>::infinity();
     events_at_same_t_ = 0;
+    chatter_next_step_ = false;
     const S t_end = S(options_.t_end);
     S t = model_.t0;
     mode_ = model_.initial_mode;
@@ -115,6 +115,9 @@ class Simulator<S>::Impl {
       const S remaining = t_end - t;
       S h_try = h;
       if (options_.max_step > 0) h_try = std::min(h_try, S(options_.max_step));
+      // A sliding arrival has no equivalent dynamics yet: it chatters at the minimum step.
+      const bool chatter = chatter_next_step_;
+      if (chatter) h_try = std::min(h_try, min_step(t));
       if (h_try >= remaining) h_try = remaining;
 
       // step
@@ -131,14 +134,25 @@ class Simulator<S>::Impl {
       ++stats_.steps_accepted;
       const S t_new = stepper_->t_current();
       check_finite(t_new, stepper_->x_current(), "the state");
-      SPDLOG_DEBUG("step t = {:.17g} h = {:.3e} mode {}", to_double(t), to_double(h_try), mode_name());
+      HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} mode {}", to_double(t), to_double(h_try), mode_name());
       h = stepper_->is_adaptive() ? outcome.h_next : S(options_.fixed_step);
 
       // detect
+      chatter_next_step_ = false;
       const int fired = detector_.fired(mode_, t_new, stepper_->x_current());
       if (fired < 0) {
         t = t_new;
         sample(t, stepper_->x_current());
+        continue;
+      }
+      if (chatter) {
+        // The field drove the state across the surface at once: the switch happens at the
+        // step's end, on the far side (as a fixed-step rule interpreter would do).
+        t = t_new;
+        std::copy(stepper_->x_current(), stepper_->x_current() + n_, x_a_.begin());
+        sample(t, x_a_.data());
+        take_event(t, x_a_.data(), t, nullptr, fired, /*one_sided=*/false);
+        if (stepper_->is_adaptive()) h = std::min(h, h_try);
         continue;
       }
 
@@ -197,15 +211,17 @@ class Simulator<S>::Impl {
     }
   }
 
-  // The smallest step before the run fails: min_step, and never below 16 ulps of t.
+  // The smallest step before the run fails, and the step of a chattering mode: min_step,
+  // and never below 16 ulps of t.
   S min_step(S t) const {
     using std::abs;
     return std::max<S>(S(options_.min_step), S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1)));
   }
 
   // Resolves the chain at t_a, records it, and restarts the stepper in the arrival mode.
-  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition) {
-    if (t_a == last_event_t_) {
+  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition, bool one_sided = true) {
+    const bool repeated = t_a == last_event_t_;
+    if (repeated) {
       if (++events_at_same_t_ > options_.chain_limit) {
         throw SimulationError(where(t_a) + ": " + std::to_string(events_at_same_t_) +
                               " events at the same time; the run does not advance (chattering at a surface?)");
@@ -215,8 +231,10 @@ class Simulator<S>::Impl {
       last_event_t_ = t_a;
     }
     ++stats_.events;
-    ++stats_.one_sided_events;  // bisection keeps x(t_a) on the side where no guard fired
+    // Bisection keeps x(t_a) on the side where no guard fired; a chattering switch does not.
+    if (one_sided) ++stats_.one_sided_events;
     EventRecord<S> record;
+    record.one_sided = one_sided;
     record.index = stats_.events;
     record.t = t_a;
     record.t_bracket = t_b;
@@ -231,12 +249,15 @@ class Simulator<S>::Impl {
           record.guard = guard;
           record.x_pre = x_pre;
           record.x_post = x_post;
-          SPDLOG_INFO("event {} t = {:.17g}: {} -> {} ({}, guard {})", record.index, to_double(record.t),
+          HYSIM_LOG_INFO("event {} t = {:.17g}: {} -> {} ({}, guard {})", record.index, to_double(record.t),
                       model_.modes[static_cast<std::size_t>(from)].name,
                       model_.modes[static_cast<std::size_t>(to)].name, transition_class_name(kind), guard);
           if (observer_) observer_->on_event(record);
         });
     mode_ = arrival.mode;
+    // A sliding arrival, or a mode left at the very time it was entered (its guard fired an
+    // instant after entry, below the time resolution), chatters at the minimum step.
+    chatter_next_step_ = record.kind == TransitionClass::kSliding || repeated;
     stepper_->restart(rhs_of(mode_), t_a, arrival.x, arrival.dxdt);
     sample(t_a, stepper_->x_current());
   }
@@ -290,6 +311,7 @@ class Simulator<S>::Impl {
   int mode_ = 0;
   S last_event_t_ = S(0);
   int events_at_same_t_ = 0;
+  bool chatter_next_step_ = false;
 };
 
 template <class S>

@@ -16,6 +16,12 @@
 //     record   every mode visited, with its class, x-, x+ and the guard that fired
 //     restart  the integrator at (t_a, x+) in the arrival mode
 //
+// Sliding: when a chain finds the fields on the two sides of a surface pointing into each
+// other (a cycle of boundary links, events/chain.hpp), it arrives in the first mode of the
+// cycle, classed sliding. Without the equivalent (Filippov) dynamics, which the issue
+// "Transition classification" adds, that mode then chatters: its next step is min_step
+// long and a guard that fires at its end switches there, on the far side (not one-sided).
+//
 // Failure policy: bad options and ill-formed models throw InvalidArgument / ModelError before
 // the run starts; a run that cannot go on (non-finite state or guard, step size underflow,
 // a chain that loops or exceeds chain_limit) throws SimulationError whose message names the

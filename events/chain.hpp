@@ -17,7 +17,8 @@
 // The chain is carried on both sides of the location bracket (x at t_a and at t_b) so that
 // detection knows which atoms sit on their surface. A chain that comes back to a (mode,
 // state) it visited, or that visits more than chain_limit modes, throws SimulationError with
-// the chain written out.
+// the chain written out; the exception is a cycle of boundary links, where the fields on the
+// two sides of a surface point into each other: the chain stops there, classed sliding.
 //
 // Issue "Transition classification" refines step 3 with guards on (x, x+) and adds sliding.
 #pragma once
@@ -54,6 +55,7 @@ class TransitionChain {
         base_a_(n_), base_b_(n_), plus_a_(n_), plus_b_(n_), field_(n_),
         visited_modes_(static_cast<std::size_t>(chain_limit) + 1),
         visited_guards_(static_cast<std::size_t>(chain_limit) + 1),
+        visited_kinds_(static_cast<std::size_t>(chain_limit) + 1),
         visited_states_((static_cast<std::size_t>(chain_limit) + 1) * n_) {}
 
   // Resolves the chain that starts when transition `transition` of mode `from` fires between
@@ -64,7 +66,7 @@ class TransitionChain {
     std::copy(x_a, x_a + n_, base_a_.begin());
     if (x_b != nullptr) std::copy(x_b, x_b + n_, base_b_.begin());
     std::size_t visited = 0;
-    remember(visited++, from, -1);
+    remember(visited++, from, -1, TransitionClass::kInterior, base_a_);
 
     for (int depth = 0; depth < chain_limit_; ++depth) {
       const Mode<S>& source = model_.modes[static_cast<std::size_t>(from)];
@@ -86,6 +88,20 @@ class TransitionChain {
         kind = state_changed ? TransitionClass::kPinnacle
                              : (next.on_surface ? TransitionClass::kBoundary : TransitionClass::kMythical);
       }
+      const std::vector<S>& committed = kind == TransitionClass::kMythical ? base_a_ : plus_a_;
+      const std::size_t earlier = next.index >= 0 ? visit_of(visited, to, committed) : kNotVisited;
+      if (earlier != kNotVisited) {
+        // Back at a (mode, state) of this chain. When every link since is a boundary, the
+        // fields on either side of one surface drive the state into each other: a sliding
+        // configuration (003, Table 2). The chain stops in that mode, classed sliding.
+        // Issue "Transition classification" adds the equivalent (Filippov) motion.
+        if (kind != TransitionClass::kBoundary || !boundary_links_since(earlier, visited)) {
+          remember(visited++, to, transition, kind, committed);
+          throw SimulationError(where(t_a) + ": the transition chain returns to mode '" + target.name +
+                                "' with the same state: " + chain_text(visited));
+        }
+        kind = TransitionClass::kSliding;
+      }
       emit(from, to, kind, std::string_view(tr.name), std::span<const S>(base_a_),
            std::span<const S>(plus_a_));
 
@@ -93,16 +109,11 @@ class TransitionChain {
         std::swap(base_a_, plus_a_);
         if (x_b != nullptr) std::swap(base_b_, plus_b_);
       }
-      if (next.index < 0) {
-        // base_a_ holds the arrival state (committed above: interior is real).
+      if (next.index < 0 || kind == TransitionClass::kSliding) {
+        // base_a_ holds the arrival state (committed above).
         return {to, base_a_.data(), field_.data()};
       }
-      if (returns_to_visited(visited, to)) {
-        remember(visited++, to, transition);
-        throw SimulationError(where(t_a) + ": the transition chain returns to mode '" + target.name +
-                              "' with the same state: " + chain_text(visited));
-      }
-      remember(visited++, to, transition);
+      remember(visited++, to, transition, kind, base_a_);
       from = to;
       transition = next.index;
     }
@@ -123,19 +134,31 @@ class TransitionChain {
     }
   }
 
-  void remember(std::size_t slot, int mode, int transition) {
+  static constexpr std::size_t kNotVisited = static_cast<std::size_t>(-1);
+
+  void remember(std::size_t slot, int mode, int transition, TransitionClass kind, const std::vector<S>& state) {
     visited_modes_[slot] = mode;
     visited_guards_[slot] = transition;
-    std::copy(base_a_.begin(), base_a_.end(), visited_states_.begin() + static_cast<std::ptrdiff_t>(slot * n_));
+    visited_kinds_[slot] = kind;
+    std::copy(state.begin(), state.end(), visited_states_.begin() + static_cast<std::ptrdiff_t>(slot * n_));
   }
 
-  bool returns_to_visited(std::size_t visited, int mode) const {
+  // The slot at which (mode, state) was visited in this chain, or kNotVisited.
+  std::size_t visit_of(std::size_t visited, int mode, const std::vector<S>& state) const {
     for (std::size_t s = 0; s < visited; ++s) {
       if (visited_modes_[s] != mode) continue;
       const auto begin = visited_states_.begin() + static_cast<std::ptrdiff_t>(s * n_);
-      if (std::equal(base_a_.begin(), base_a_.end(), begin)) return true;
+      if (std::equal(state.begin(), state.end(), begin)) return s;
     }
-    return false;
+    return kNotVisited;
+  }
+
+  // Every link into the slots after `earlier` was a boundary.
+  bool boundary_links_since(std::size_t earlier, std::size_t visited) const {
+    for (std::size_t s = earlier + 1; s < visited; ++s) {
+      if (visited_kinds_[s] != TransitionClass::kBoundary) return false;
+    }
+    return true;
   }
 
   // "s1 -[p3]-> s3 -[p1]-> s1": the chain so far, for error messages.
@@ -158,6 +181,7 @@ class TransitionChain {
   std::size_t n_;
   std::vector<S> base_a_, base_b_, plus_a_, plus_b_, field_;
   std::vector<int> visited_modes_, visited_guards_;
+  std::vector<TransitionClass> visited_kinds_;
   std::vector<S> visited_states_;
 };
 

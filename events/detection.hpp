@@ -14,9 +14,9 @@
 //    differs between its value at (t_a, x_a) and at (t_b, x_b) has its zero inside the
 //    bracket; it is given the truth it takes an instant after t_a when the arrival mode's
 //    field f drives it, i.e. the sign of de/dt = grad e . f + de/dt (003's boundary test:
-//    a guard at 0 that the field drives across fires at once). Without a bracket (at t0),
-//    the atoms exactly at 0 are the ones on their surface. de/dt comes from a directional
-//    difference along f, which costs guard evaluations and no field evaluation.
+//    a guard at 0 that the field drives across fires at once); so is an atom exactly at 0.
+//    de/dt comes from a directional difference along f, which costs guard evaluations and
+//    no field evaluation. Every other atom is read literally at (t_a, x_a).
 #pragma once
 
 #include <algorithm>
@@ -33,7 +33,7 @@ namespace hysim {
 // The transition that fires, and whether its firing relied on an atom on its surface.
 struct FiredTransition {
   int index = -1;            // into Mode::transitions; -1: none fires
-  bool on_surface = false;   // the guard is true only because a surface atom is driven across
+  bool on_surface = false;   // an atom's truth changes at the entry point (driven across)
 };
 
 template <class S>
@@ -74,18 +74,19 @@ class TransitionDetector {
       const auto& atoms = guard.atoms();
       bool any_surface = false;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
+        const Relation relation = atoms[i].relation;
         const S e_a = value(mode, k, i, t_a, x_a);
-        const bool holds_a = relation_holds(atoms[i].relation, e_a);
-        const bool on_surface = x_b != nullptr
-                                    ? holds_a != relation_holds(atoms[i].relation, value(mode, k, i, t_b, x_b))
-                                    : e_a == S(0);
+        const bool holds_a = relation_holds(relation, e_a);
+        const bool on_surface =
+            e_a == S(0) || (x_b != nullptr && holds_a != relation_holds(relation, value(mode, k, i, t_b, x_b)));
         if (!on_surface) {
           truth_[i] = holds_a;
           continue;
         }
-        any_surface = true;
+        // Its zero is inside the bracket: the truth an instant later is the sign of de/dt.
         const S rate = atom_rate(mode, k, i, t_a, x_a, f, e_a);
-        truth_[i] = rate == S(0) ? holds_a : relation_holds(atoms[i].relation, rate);
+        truth_[i] = rate == S(0) ? holds_a : relation_holds(relation, rate);
+        any_surface = true;
       }
       if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
         return {static_cast<int>(k), any_surface};

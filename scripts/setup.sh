@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian packages), configures and builds hysim into build/.
+# Used by both README commands and by CI; safe to run again (it only does what is missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  g++ cmake make ccache
+  libboost-dev          # Boost.Odeint, Boost.Multiprecision (header-only)
+  libeigen3-dev
+  libspdlog-dev
+  nlohmann-json3-dev
+  libcli11-dev
+  libgtest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+    { $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; }
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > build.log 2>&1 || { cat build.log; exit 1; }
+cmake --build build -j "${HYSIM_JOBS:-2}" >> build.log 2>&1 || { tail -n 60 build.log; exit 1; }
+echo "setup: built build/hysim (log: build.log)"

@@ -1,0 +1,116 @@
+// The PWM servo drive of 004 against the project's exact reference
+// (models/pwm_servo_exact.hpp: every event time is a root of a linear or quadratic equation,
+// computed with 100 significant digits).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "models/pwm_servo.hpp"
+#include "models/pwm_servo_exact.hpp"
+#include "test_support.hpp"
+
+namespace hysim {
+namespace {
+
+using reference::Real;
+
+template <class S>
+long double as_long_double(const S& v) {
+  return static_cast<long double>(v);
+}
+
+// No guard of `mode` fires at (t, x): the pre-event state satisfies the mode being left.
+template <class S>
+bool satisfies_mode(const Model<S>& model, int mode, S t, const std::vector<S>& x) {
+  for (const auto& tr : model.modes[static_cast<std::size_t>(mode)].transitions) {
+    const auto& atoms = tr.guard.atoms();
+    const bool fires = tr.guard.evaluate([&](int i) {
+      const auto& a = atoms[static_cast<std::size_t>(i)];
+      return relation_holds(a.relation, a.e(t, x.data()));
+    });
+    if (fires) return false;
+  }
+  return true;
+}
+
+// Over [0, 5] s (100 events) with Dormand-Prince at default tolerances in double, every exact event is
+// found, none is missed or spurious, times agree to 1e-14 s, omega and phi to 1e-13, and
+// every event is one-sided.
+TEST(PwmServo, MatchesExactReferenceOverFiveSeconds) {
+  // The saw reset at t = 5 lies on the end of the interval; running a little past it makes
+  // it an event like the others (events exactly at t_end are the subject of their own test).
+  const Model<double> model = testing::catalog_model<double>("pwm-servo");
+  SimulationOptions options;
+  options.t_end = 5.01;
+  RunResult<double> result;
+  auto run = testing::collect(model, options, false, &result);
+  const auto exact = reference::pwm_servo_exact_events(reference::PwmServoParameters{}, Real(5));
+  ASSERT_EQ(exact.size(), 100u);
+  const std::size_t after_five = reference::pwm_servo_exact_events(reference::PwmServoParameters{}, Real("5.01")).size();
+  ASSERT_EQ(run.rows.size(), after_five) << "missed or spurious events";
+  run.rows.resize(exact.size());  // keep [0, 5]
+  long double worst_t = 0, worst_omega = 0, worst_phi = 0;
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    const auto& row = run.rows[i];
+    const auto& ref = exact[i];
+    EXPECT_EQ(row.from, ref.from) << "event " << i + 1;
+    EXPECT_EQ(row.to, ref.to) << "event " << i + 1;
+    EXPECT_EQ(row.guard, ref.guard) << "event " << i + 1;
+    EXPECT_EQ(row.kind, TransitionClass::kInterior) << "event " << i + 1;
+    const long double dt = std::fabs(static_cast<long double>(row.t) - static_cast<long double>(ref.t));
+    const long double domega = std::fabs(static_cast<long double>(row.x_pre[0]) - static_cast<long double>(ref.omega));
+    const long double dphi = std::fabs(static_cast<long double>(row.x_pre[1]) - static_cast<long double>(ref.phi));
+    worst_t = std::max(worst_t, dt);
+    worst_omega = std::max(worst_omega, domega);
+    worst_phi = std::max(worst_phi, dphi);
+    EXPECT_LE(dt, 1e-14L) << "event " << i + 1 << " at t* = " << static_cast<double>(ref.t);
+    EXPECT_LE(domega, 1e-13L) << "event " << i + 1;
+    EXPECT_LE(dphi, 1e-13L) << "event " << i + 1;
+    EXPECT_TRUE(satisfies_mode(model, row.from, row.t, row.x_pre)) << "event " << i + 1 << " is not one-sided";
+  }
+  EXPECT_EQ(result.stats.one_sided_events, result.stats.events);
+  EXPECT_EQ(result.stats.events, static_cast<std::int64_t>(after_five));
+  std::cout << "[pwm-servo 0..5 s] events " << exact.size() << ", max |t - t*| = " << static_cast<double>(worst_t)
+            << ", max |omega - omega*| = " << static_cast<double>(worst_omega)
+            << ", max |phi - phi*| = " << static_cast<double>(worst_phi) << "\n";
+}
+
+// The time of the first event at which the run's sequence departs from the exact one: a
+// different transition, or a time more than 1e-9 s away.
+template <class S>
+double first_departure(double t_end) {
+  const Model<S> model = testing::catalog_model<S>("pwm-servo");
+  SimulationOptions options;
+  options.t_end = t_end;
+  const auto run = testing::collect(model, options);
+  const auto exact = reference::pwm_servo_exact_events(reference::PwmServoParameters{}, Real(t_end));
+  for (std::size_t i = 0; i < std::min(run.rows.size(), exact.size()); ++i) {
+    const auto& row = run.rows[i];
+    const auto& ref = exact[i];
+    const long double dt = std::fabs(static_cast<long double>(row.t) - static_cast<long double>(ref.t));
+    if (row.from != ref.from || row.to != ref.to || row.guard != ref.guard || dt > 1e-9L) {
+      return static_cast<double>(std::min(static_cast<long double>(row.t), static_cast<long double>(ref.t)));
+    }
+  }
+  return run.rows.size() == exact.size() ? t_end : static_cast<double>(exact[std::min(run.rows.size(), exact.size())].t);
+}
+
+// The servo converges (|x| falls about 1.5 decades per second); once |x| nears the rounding
+// level, rounding decides the sign of x at a saw reset and the mode sequence departs from
+// the exact one. Double departs between 7 s and 10 s; the wider types depart later.
+TEST(PwmServo, DepartureFromExactSequenceComesLaterInWiderTypes) {
+  const double t_end = 20.0;
+  const double in_double = first_departure<double>(t_end);
+  const double in_long_double = first_departure<long double>(t_end);
+  const double in_float128 = first_departure<float128>(t_end);
+  std::cout << "[pwm-servo 0..20 s] first departure from the exact event sequence: double " << in_double
+            << " s, long double " << in_long_double << " s, float128 " << in_float128 << " s\n";
+  EXPECT_GE(in_double, 7.0);
+  EXPECT_LE(in_double, 10.0);
+  EXPECT_GT(in_long_double, in_double);
+  EXPECT_GT(in_float128, in_long_double);
+}
+
+}  // namespace
+}  // namespace hysim
