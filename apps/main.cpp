@@ -49,18 +49,29 @@ int list_models() {
   return 0;
 }
 
-// Prints the event table: one line per mode visited at an event.
-void print_event_table(const Model<double>& layout, const std::vector<EventRow>& rows) {
-  std::cout << std::left << std::setw(6) << "event" << std::setw(24) << "t" << std::setw(6) << "from" << std::setw(6)
-            << "to" << std::setw(10) << "class" << std::setw(12) << "guard";
-  for (const auto& name : layout.state_names) std::cout << std::setw(25) << name;
-  std::cout << "\n";
+// Prints the event table: one line per mode visited at an event, columns as wide as needed.
+void print_event_table(const std::vector<std::string>& state_names, const std::vector<EventRow>& rows) {
+  std::vector<std::string> header = {"event", "t", "from", "to", "class", "guard"};
+  header.insert(header.end(), state_names.begin(), state_names.end());
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  auto cells = [](const EventRow& row) {
+    std::vector<std::string> out = {row.index, row.t, row.from, row.to, row.kind, row.guard};
+    out.insert(out.end(), row.x_pre.begin(), row.x_pre.end());
+    return out;
+  };
   for (const auto& row : rows) {
-    std::cout << std::setw(6) << row.index << std::setw(24) << row.t << std::setw(6) << row.from << std::setw(6)
-              << row.to << std::setw(10) << row.kind << std::setw(12) << row.guard;
-    for (const auto& v : row.x_pre) std::cout << std::setw(25) << v;
-    std::cout << "\n";
+    const auto c = cells(row);
+    for (std::size_t i = 0; i < c.size() && i < width.size(); ++i) width[i] = std::max(width[i], c[i].size());
   }
+  auto print = [&](const std::vector<std::string>& line) {
+    for (std::size_t i = 0; i < line.size() && i < width.size(); ++i) {
+      std::cout << std::left << std::setw(static_cast<int>(width[i] + 2)) << line[i];
+    }
+    std::cout << "\n";
+  };
+  print(header);
+  for (const auto& row : rows) print(cells(row));
 }
 
 nlohmann::json stats_json(const RunStatistics& s, double wall_seconds) {
@@ -124,9 +135,7 @@ int run_model(const RunRequest& request) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double wall_simulation = std::max(0.0, wall - recorder.seconds_in_observer());
 
-  Model<double> layout;
-  layout.state_names = model.state_names;
-  print_event_table(layout, recorder.rows());
+  print_event_table(model.state_names, recorder.rows());
   const auto& s = result.stats;
   std::cout << "\n" << model.name << ": " << result.message << "\n"
             << "steps " << s.steps_accepted << " accepted, " << s.steps_rejected << " rejected; "

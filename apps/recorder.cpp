@@ -20,6 +20,10 @@ class Recorder<S>::Timer {
 
 namespace {
 
+// Round-trip digits of S: 17 for double, 21 for long double, 36 for float128.
+template <class S>
+constexpr int kDigitsOf = std::numeric_limits<S>::max_digits10;
+
 std::ofstream open_csv(const std::filesystem::path& path) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("cannot write " + path.string());
@@ -58,8 +62,8 @@ void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
   Timer timer(&seconds_);
   last_t_ = t;
   if (!trajectory_.is_open()) return;
-  trajectory_ << format_scalar(t) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
-  for (const S& v : x) trajectory_ << ',' << format_scalar(v);
+  trajectory_ << format_scalar(t, kDigitsOf<S>) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
+  for (const S& v : x) trajectory_ << ',' << format_scalar(v, kDigitsOf<S>);
   trajectory_ << '\n';
 }
 
@@ -68,13 +72,13 @@ void Recorder<S>::on_event(const EventRecord<S>& record) {
   Timer timer(&seconds_);
   EventRow row;
   row.index = std::to_string(record.index);
-  row.t = format_scalar(record.t);
+  row.t = format_scalar(record.t, kDigitsOf<S>);
   row.from = model_->modes[static_cast<std::size_t>(record.from)].name;
   row.to = model_->modes[static_cast<std::size_t>(record.to)].name;
   row.kind = transition_class_name(record.kind);
   row.guard = std::string(record.guard);
-  for (const S& v : record.x_pre) row.x_pre.push_back(format_scalar(v));
-  for (const S& v : record.x_post) row.x_post.push_back(format_scalar(v));
+  for (const S& v : record.x_pre) row.x_pre.push_back(format_scalar(v, kDigitsOf<S>));
+  for (const S& v : record.x_post) row.x_post.push_back(format_scalar(v, kDigitsOf<S>));
   if (events_.is_open()) {
     events_ << row.index << ',' << row.t << ',' << row.from << ',' << row.to << ',' << row.kind << ',' << row.guard;
     for (const auto& v : row.x_pre) events_ << ',' << v;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iomanip>
+#include <iostream>
 
 #include "test_support.hpp"
 
@@ -19,6 +21,8 @@ TEST(Exponential, DoubleAtRtol1em10) {
   testing::collect(model, options, false, &result);
   EXPECT_EQ(result.t, 3.0);
   EXPECT_LT(std::fabs(result.x[0] - std::exp(3.0)) / std::exp(3.0), 1e-9);
+  std::cout << "[exponential] y(3) = " << result.x[0] << ", relative error "
+            << std::fabs(result.x[0] - std::exp(3.0)) / std::exp(3.0) << "\n";
 }
 
 // The wider types reach accuracies double cannot: long double to 1e-15 at rtol = 1e-17,
