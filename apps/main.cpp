@@ -4,6 +4,8 @@
 //   hysim run MODEL [--t-end T] [--rtol R] [--atol A] [--solver NAME]
 //                   [--scalar double|long-double|float128] [--param NAME=VALUE ...]
 //                   [--preset NAME] [--out DIR] [-v|-vv]
+//                   [--fixed-step H] [--initial-step H] [--max-step H] [--min-step H]
+//                   [--event-tolerance T] [--chain-limit N] [--event-limit N]
 //
 // `run` prints the event table and, with --out DIR, writes DIR/events.csv,
 // DIR/trajectory.csv and DIR/stats.json (docs/cli.md describes the files).
@@ -181,7 +183,13 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--solver", request.options.solver, "integrator: dopri5, rk4, euler")->default_val("dopri5");
   run_cmd->add_option("--fixed-step", request.options.fixed_step, "step of fixed-step solvers [s]")
       ->default_val(request.options.fixed_step);
+  run_cmd->add_option("--initial-step", request.options.initial_step, "first step [s], 0: estimated")
+      ->default_val(0.0);
   run_cmd->add_option("--max-step", request.options.max_step, "largest step [s], 0: unlimited")->default_val(0.0);
+  run_cmd->add_option("--min-step", request.options.min_step, "smallest step before failing [s], 0: 16 ulps of t")
+      ->default_val(0.0);
+  run_cmd->add_option("--chain-limit", request.options.chain_limit, "most modes one event may visit")
+      ->default_val(request.options.chain_limit);
   run_cmd->add_option("--event-tolerance", request.options.event_tolerance,
                       "width of the location bracket [s], 0: one ulp of t")
       ->default_val(0.0);

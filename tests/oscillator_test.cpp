@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <numbers>
 
@@ -47,7 +48,7 @@ TEST(Oscillator, FrequencyAndDecayFromTrajectory) {
   const auto& last = maxima.back();
   const double decay = std::log(first.second / last.second) / (last.first - first.first);
   EXPECT_NEAR(decay, 1.0, 1e-4) << "decay rate alpha of A0 e^(-alpha t)";
-  std::cout << "[oscillator] measured damped angular frequency " << omega << ", decay rate " << decay << "\n";
+  std::cout << std::setprecision(8) << "[oscillator] measured damped angular frequency " << omega << ", decay rate " << decay << "\n";
 }
 
 }  // namespace
