@@ -114,3 +114,37 @@ TEST(PwmServo, DepartureFromExactSequenceComesLaterInWiderTypes) {
 
 }  // namespace
 }  // namespace hysim
+
+namespace hysim {
+namespace {
+
+// The wider scalar types locate the same 100 events over [0, 5] s to their own precision:
+// max |t - t*| below 64 ulps of 5 s in the type (the reference has 100 digits).
+template <class S>
+long double worst_time_error_over_five_seconds() {
+  const Model<S> model = testing::catalog_model<S>("pwm-servo");
+  SimulationOptions options;
+  options.t_end = 5.01;
+  const auto run = testing::collect(model, options);
+  const auto exact = reference::pwm_servo_exact_events(reference::PwmServoParameters{}, Real(5));
+  EXPECT_GE(run.rows.size(), exact.size());
+  Real worst = 0;
+  for (std::size_t i = 0; i < std::min(run.rows.size(), exact.size()); ++i) {
+    EXPECT_EQ(run.rows[i].to, exact[i].to) << "event " << i + 1;
+    const Real dt = abs(Real(run.rows[i].t) - exact[i].t);
+    if (dt > worst) worst = dt;
+  }
+  return static_cast<long double>(worst);
+}
+
+TEST(PwmServo, WiderTypesMatchExactReferenceToTheirPrecision) {
+  const long double in_long_double = worst_time_error_over_five_seconds<long double>();
+  const long double in_float128 = worst_time_error_over_five_seconds<float128>();
+  std::cout << "[pwm-servo 0..5 s] max |t - t*|: long double " << static_cast<double>(in_long_double)
+            << ", float128 " << static_cast<double>(in_float128) << "\n";
+  EXPECT_LE(in_long_double, 64 * 5 * static_cast<long double>(std::numeric_limits<long double>::epsilon()));
+  EXPECT_LE(in_float128, 64 * 5 * static_cast<long double>(std::numeric_limits<float128>::epsilon()));
+}
+
+}  // namespace
+}  // namespace hysim
