@@ -127,7 +127,7 @@ int run_model(const RunRequest& request) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!out_dir.empty()) {
       report["error"] = error.what();
-      report["stats"] = stats_json(RunStatistics{}, wall - recorder.seconds_in_observer());
+      report["stats"] = stats_json(simulator.statistics(), wall - recorder.seconds_in_observer());
       std::ofstream(out_dir / "stats.json") << report.dump(2) << "\n";
       std::cerr << "hysim: the run failed; " << out_dir.string() << " holds its output up to t = "
                 << format_scalar(recorder.last_t()) << "\n";
@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--initial-step", request.options.initial_step, "first step [s], 0: estimated")
       ->default_val(0.0);
   run_cmd->add_option("--max-step", request.options.max_step, "largest step [s], 0: unlimited")->default_val(0.0);
-  run_cmd->add_option("--min-step", request.options.min_step, "smallest step before failing [s], 0: 16 ulps of t")
+  run_cmd->add_option("--min-step", request.options.min_step, "smallest step before failing [s], 0: 16 eps max(|t|,1)")
       ->default_val(0.0);
   run_cmd->add_option("--chain-limit", request.options.chain_limit, "most modes one event may visit")
       ->default_val(request.options.chain_limit);

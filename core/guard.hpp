@@ -4,7 +4,7 @@
 // refer to children by index) and is built once, when the model is made; evaluating it does
 // not allocate. Atom values are computed by the caller (who counts guard evaluations) and
 // passed in, so that the same tree can be evaluated on plain values or on the one-sided
-// "just after" values used at an event (events/surface.hpp).
+// "just after" values used at an event (events/detection.hpp).
 #pragma once
 
 #include <functional>

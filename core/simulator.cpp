@@ -187,6 +187,8 @@ class Simulator<S>::Impl {
     return result;
   }
 
+  const RunStatistics& statistics() const { return stats_; }
+
  private:
   Rhs<S> rhs_of(int mode) {
     return Rhs<S>{&model_.modes[static_cast<std::size_t>(mode)].field, &stats_.rhs_evals};
@@ -212,7 +214,7 @@ class Simulator<S>::Impl {
   }
 
   // The smallest step before the run fails, and the step of a chattering mode: min_step,
-  // and never below 16 ulps of t.
+  // and never below 16 eps max(|t|, 1) (about 16 ulps of t for |t| >= 1).
   S min_step(S t) const {
     using std::abs;
     return std::max<S>(S(options_.min_step), S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1)));
@@ -324,6 +326,11 @@ Simulator<S>::~Simulator() = default;
 template <class S>
 RunResult<S> Simulator<S>::run(Observer<S>* observer) {
   return impl_->run(observer);
+}
+
+template <class S>
+const RunStatistics& Simulator<S>::statistics() const {
+  return impl_->statistics();
 }
 
 template class Simulator<double>;

@@ -50,7 +50,7 @@ struct SimulationOptions {
   double initial_step = 0.0;     // [s] first step; 0: Hairer & Wanner's starting-step estimate
   double max_step = 0.0;         // [s] largest step; 0: unlimited (only t_end - t)
   double min_step = 0.0;         // [s] smallest step an adaptive solver may shrink to before the
-                                 //     run fails; 0: 16 ulps of t
+                                 //     run fails, and the step of a chattering mode; 0: 16 eps max(|t|, 1)
   double fixed_step = 1e-3;      // [s] step of fixed-step solvers (rk4, euler)
   double event_tolerance = 0.0;  // [s] width of the final location bracket [t_a, t_b];
                                  //     0: one ulp of t (t_b = next representable after t_a)
@@ -128,6 +128,9 @@ class Simulator {
 
   // Runs from (model.t0, model.x0) to options.t_end. The observer may be null.
   RunResult<S> run(Observer<S>* observer = nullptr);
+
+  // The counters of the current or last run, also after run() threw.
+  const RunStatistics& statistics() const;
 
  private:
   class Impl;

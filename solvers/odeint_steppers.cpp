@@ -107,6 +107,10 @@ class Dopri5Stepper final : public StepperBase<S> {
     if (result == odeint::fail) return {StepStatus::kRejected, dt};
     // odeint advanced t by h; keep the sum the caller expects, t_cur + h.
     this->accept(this->t_cur_ + h);
+    // The dense output reads the accepted step's stages, which the next attempt (accepted or
+    // not) overwrites inside controlled_: keep a copy (same sizes after the first step, so
+    // the assignment does not allocate).
+    accepted_ = controlled_.stepper();
     return {StepStatus::kAccepted, dt};
   }
 
@@ -120,13 +124,14 @@ class Dopri5Stepper final : public StepperBase<S> {
       return;
     }
     // odeint writes into a State of the right size (allocated once, in the constructor).
-    controlled_.stepper().calc_state(t, dense_, this->x_prev_, this->f_prev_, this->t_prev_,
+    accepted_.calc_state(t, dense_, this->x_prev_, this->f_prev_, this->t_prev_,
                                      this->x_cur_, this->f_cur_, this->t_cur_);
     std::copy(dense_.begin(), dense_.end(), x);
   }
 
  private:
   Controlled controlled_;
+  Dopri accepted_;  // the stepper as it was after the last accepted step
   mutable State<S> dense_;
 };
 

@@ -1,6 +1,8 @@
 // Helpers shared by the tests: build a catalog model with overrides, and collect a run.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +11,12 @@
 #include "models/catalog.hpp"
 
 namespace hysim::testing {
+
+// `text` contains `part` (GoogleTest without gmock's matchers): EXPECT_TRUE(contains(msg, "rtol")).
+inline ::testing::AssertionResult contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
 
 template <class S>
 Model<S> catalog_model(const std::string& name, const std::vector<std::pair<std::string, std::string>>& params = {}) {

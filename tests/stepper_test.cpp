@@ -1,0 +1,416 @@
+// The integrators behind solvers/stepper.hpp, as one typed suite over every scalar type and
+// every solver (STYLE.md habit 8): order of convergence, exactness on polynomials of the
+// method's quadrature order (and inexactness one degree up, by the closed-form quadrature
+// error), exactness of the dense output on polynomials of its degree, the bookkeeping of
+// accepted steps, and the number of field evaluations each step costs. A second suite checks
+// the step rejection of the adaptive Dormand-Prince pair.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/scalar.hpp"
+#include "solvers/stepper.hpp"
+
+namespace hysim {
+namespace {
+
+// What each method is, from its definition (not from the code under test).
+//   euler   x1 = x0 + h f(t0, x0): order 1. Its quadrature (b = 1, c = 0) is exact for
+//           constant f; for x' = 2t over [0, 1] it gives 0 instead of 1: error -1. Each step
+//           costs one evaluation, f(t1, x1), the next step's (and nothing else's) slope.
+//           Dense output: the Euler line, exact when x is linear (degree 1).
+//   rk4     order 4; quadrature = Simpson's rule (b = 1/6, 1/3, 1/3, 1/6 at c = 0, 1/2, 1/2,
+//           1): exact for f of degree 3; for x' = 5t^4 over [0, 1] it gives
+//           5 (4/3 * 1/16 + 1/6) = 25/24: error +1/24. Each step costs stages 2, 3, 4 (stage 1
+//           is the stored slope f(t0, x0)) plus f(t1, x1) for the Hermite end slope, which is
+//           the next step's stage 1: 3 + 1 = 4. Dense output: cubic Hermite, exact for
+//           degree 3.
+//   dopri5  order 5 (Dormand & Prince 5(4), local extrapolation); quadrature
+//           b = (35/384, 0, 500/1113, 125/192, -2187/6784, 11/84) at c = (0, 1/5, 3/10, 4/5,
+//           8/9, 1): exact for f of degree 4; for x' = 6t^5 over [0, 1]:
+//           6 sum b_i c_i^5 - 1 = -1/900 (exact rational arithmetic). Each attempt, accepted
+//           or rejected, costs stages 2..6 plus the FSAL stage 7 = f(t1, x1): 6. Dense output:
+//           the order-4 continuous extension (Hairer, Norsett & Wanner I, II.6), exact for
+//           degree 4.
+struct Euler {
+  static constexpr const char* kName = "euler";
+  static constexpr int kOrder = 1;
+  static constexpr bool kAdaptive = false;
+  static constexpr int kEvalsPerStep = 1;
+  static constexpr int kDenseDegree = 1;
+  static constexpr int kConvergenceSteps = 64;  // error ~ e h / 2 = 2e-2, far above rounding
+  static constexpr double kQuadratureError = -1.0;
+};
+struct Rk4 {
+  static constexpr const char* kName = "rk4";
+  static constexpr int kOrder = 4;
+  static constexpr bool kAdaptive = false;
+  static constexpr int kEvalsPerStep = 4;
+  static constexpr int kDenseDegree = 3;
+  static constexpr int kConvergenceSteps = 8;   // error ~ 1e-6, far above rounding
+  static constexpr double kQuadratureError = 1.0 / 24.0;
+};
+struct Dopri5 {
+  static constexpr const char* kName = "dopri5";
+  static constexpr int kOrder = 5;
+  static constexpr bool kAdaptive = true;
+  static constexpr int kEvalsPerStep = 6;
+  static constexpr int kDenseDegree = 4;
+  static constexpr int kConvergenceSteps = 16;  // error ~ 6e-10; observed order 4.92 (at h = 1/4: 4.66)
+  static constexpr double kQuadratureError = -1.0 / 900.0;
+};
+
+template <class Scalar, class Method>
+struct Config {
+  using S = Scalar;
+  using M = Method;
+};
+
+// t^p in S by repeated multiplication (exact for the small integers used here).
+template <class S>
+S power(S t, int p) {
+  S r = S(1);
+  for (int i = 0; i < p; ++i) r *= t;
+  return r;
+}
+
+// A counted one-component field.
+template <class S>
+struct Problem {
+  std::function<void(S, const S*, S*)> field;
+  std::int64_t evals = 0;
+  Rhs<S> rhs() { return Rhs<S>{&field, &evals}; }
+};
+
+// x' = x.
+template <class S>
+Problem<S> growth() {
+  return {[](S, const S* x, S* dxdt) { dxdt[0] = x[0]; }};
+}
+
+// x' = d/dt t^p = p t^(p-1), whose solution through (t0, t0^p) is t^p.
+template <class S>
+Problem<S> monomial_derivative(int p) {
+  return {[p](S t, const S*, S* dxdt) { dxdt[0] = p == 0 ? S(0) : S(p) * power(t, p - 1); }};
+}
+
+// Loose tolerances for the adaptive method when a test prescribes the step: the error
+// estimate is then always accepted (err / (1 + |x| + h|x'|) <= 1 for the smooth problems here).
+template <class S>
+StepperTolerances<S> accept_all() {
+  return {S(1), S(1)};
+}
+
+template <class C>
+class StepperSuite : public ::testing::Test {
+ protected:
+  using Scalar = typename C::S;
+  using Method = typename C::M;
+
+  std::unique_ptr<Stepper<Scalar>> make(const StepperTolerances<Scalar>& tolerances = accept_all<Scalar>()) {
+    return make_stepper<Scalar>(Method::kName, 1, tolerances);
+  }
+
+  // Takes one step of size h and requires it to be accepted.
+  static void step(Stepper<Scalar>& stepper, Scalar h) {
+    const StepOutcome<Scalar> outcome = stepper.try_step(h);
+    ASSERT_EQ(outcome.status, StepStatus::kAccepted);
+  }
+
+  // |x(1) - e| after n steps of h = 1/n on x' = x, x(0) = 1.
+  Scalar growth_error(int n) {
+    auto stepper = make();
+    Problem<Scalar> problem = growth<Scalar>();
+    const Scalar x0 = Scalar(1);
+    stepper->restart(problem.rhs(), Scalar(0), &x0, nullptr);
+    const Scalar h = Scalar(1) / Scalar(n);
+    for (int i = 0; i < n; ++i) step(*stepper, h);
+    using std::abs;
+    using std::exp;
+    EXPECT_TRUE(stepper->t_current() == Scalar(1));
+    return abs(stepper->x_current()[0] - exp(Scalar(1)));
+  }
+
+  // 64 units of rounding relative to max(|scale|, 1): sums of a handful of rounded terms.
+  static Scalar rounding(Scalar scale) {
+    using std::abs;
+    return Scalar(64) * machine_epsilon<Scalar>() * std::max<Scalar>(abs(scale), Scalar(1));
+  }
+};
+
+using Configs = ::testing::Types<Config<double, Euler>, Config<double, Rk4>, Config<double, Dopri5>,
+                                 Config<long double, Euler>, Config<long double, Rk4>, Config<long double, Dopri5>,
+                                 Config<float128, Euler>, Config<float128, Rk4>, Config<float128, Dopri5>>;
+
+class ConfigNames {
+ public:
+  template <class C>
+  static std::string GetName(int) {
+    std::string scalar = std::is_same_v<typename C::S, double>        ? "double"
+                         : std::is_same_v<typename C::S, long double> ? "long_double"
+                                                                      : "float128";
+    return scalar + "_" + C::M::kName;
+  }
+};
+TYPED_TEST_SUITE(StepperSuite, Configs, ConfigNames);
+
+// The stepper reports the name, adaptivity and order of its method, as the catalog does.
+TYPED_TEST(StepperSuite, ReportsItsMethod) {
+  using M = typename TestFixture::Method;
+  auto stepper = this->make();
+  EXPECT_EQ(stepper->name(), M::kName);
+  EXPECT_EQ(stepper->is_adaptive(), M::kAdaptive);
+  EXPECT_EQ(stepper->order(), M::kOrder);
+  bool listed = false;
+  for (const auto& info : solver_catalog()) {
+    if (info.name == M::kName) {
+      listed = true;
+      EXPECT_EQ(info.adaptive, M::kAdaptive);
+    }
+  }
+  EXPECT_TRUE(listed);
+}
+
+// On x' = x over [0, 1], halving the step divides the global error by about 2^p: the observed
+// order log2(e(h) / e(h/2)) is the method's order within +-0.3.
+TYPED_TEST(StepperSuite, ConvergesWithItsOrder) {
+  using S = typename TestFixture::Scalar;
+  using M = typename TestFixture::Method;
+  const S coarse = this->growth_error(M::kConvergenceSteps);
+  const S fine = this->growth_error(2 * M::kConvergenceSteps);
+  ASSERT_TRUE(fine > S(0));
+  const double observed = std::log2(to_double(coarse / fine));
+  EXPECT_NEAR(observed, M::kOrder, 0.3) << "errors " << to_double(coarse) << ", " << to_double(fine);
+}
+
+// One step of size 2 from t = 1 on x' = p t^(p-1) gives x(3) = 3^p exactly (to rounding) for
+// every p up to the method's quadrature order.
+TYPED_TEST(StepperSuite, ExactOnPolynomialsOfItsOrder) {
+  using S = typename TestFixture::Scalar;
+  using M = typename TestFixture::Method;
+  for (int p = 0; p <= M::kOrder; ++p) {
+    auto stepper = this->make();
+    Problem<S> problem = monomial_derivative<S>(p);
+    const S x0 = S(1);  // 1^p
+    stepper->restart(problem.rhs(), S(1), &x0, nullptr);
+    this->step(*stepper, S(2));
+    const S exact = power(S(3), p);
+    using std::abs;
+    EXPECT_TRUE(abs(stepper->x_current()[0] - exact) <= this->rounding(exact))
+        << "p = " << p << ": x(3) = " << to_double(stepper->x_current()[0]) << ", exact " << to_double(exact);
+  }
+}
+
+// One degree up the quadrature is no longer exact: one step over [0, 1] on
+// x' = (p+1) t^p misses x(1) = 1 by the closed-form error of its quadrature rule.
+TYPED_TEST(StepperSuite, InexactOneDegreeUpByTheQuadratureError) {
+  using S = typename TestFixture::Scalar;
+  using M = typename TestFixture::Method;
+  auto stepper = this->make();
+  Problem<S> problem = monomial_derivative<S>(M::kOrder + 1);
+  const S x0 = S(0);
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  this->step(*stepper, S(1));
+  const double error = to_double(stepper->x_current()[0] - S(1));
+  EXPECT_NEAR(error, M::kQuadratureError, 1e-14);
+}
+
+// The dense output of one step of size 2 from t = 1 reproduces x = t^d at 7 interior points
+// to rounding for every degree d up to the interpolant's degree.
+TYPED_TEST(StepperSuite, DenseOutputExactOnPolynomialsOfItsDegree) {
+  using S = typename TestFixture::Scalar;
+  using M = typename TestFixture::Method;
+  for (int d = 0; d <= M::kDenseDegree; ++d) {
+    auto stepper = this->make();
+    Problem<S> problem = monomial_derivative<S>(d);
+    const S x0 = S(1);
+    stepper->restart(problem.rhs(), S(1), &x0, nullptr);
+    this->step(*stepper, S(2));
+    for (int i = 1; i <= 7; ++i) {
+      const S t = S(1) + S(2) * S(i) / S(8);
+      S x = S(0);
+      stepper->interpolate(t, &x);
+      const S exact = power(t, d);
+      using std::abs;
+      EXPECT_TRUE(abs(x - exact) <= this->rounding(exact))
+          << "d = " << d << ", t = " << to_double(t) << ": " << to_double(x) << " vs " << to_double(exact);
+    }
+  }
+}
+
+// The dense output is not exact one degree above the interpolant's: for rk4 the cubic Hermite
+// interpolant of t^4 on [0, 1] is t^4 - t^2 (1 - t)^2 (the Hermite remainder, x''''/4! = 1),
+// e.g. 0 at t = 1/2; for euler the line through x = t^2 with slope 0 at t = 0 is 0; for dopri5
+// the interpolant of t^5 misses it by more than 1e-4 somewhere inside the step.
+TYPED_TEST(StepperSuite, DenseOutputInexactOneDegreeUp) {
+  using S = typename TestFixture::Scalar;
+  using M = typename TestFixture::Method;
+  const int d = M::kDenseDegree + 1;
+  auto stepper = this->make();
+  Problem<S> problem = monomial_derivative<S>(d);
+  const S x0 = S(0);
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  this->step(*stepper, S(1));
+  double worst = 0;
+  for (int i = 1; i <= 7; ++i) {
+    const S t = S(i) / S(8);
+    S x = S(0);
+    stepper->interpolate(t, &x);
+    const S exact = power(t, d);
+    worst = std::max(worst, std::fabs(to_double(x - exact)));
+    if (std::string(M::kName) == "rk4") {
+      const S hermite = exact - t * t * (S(1) - t) * (S(1) - t);
+      EXPECT_NEAR(to_double(x), to_double(hermite), 1e-15) << "t = " << to_double(t);
+    }
+    if (std::string(M::kName) == "euler") {
+      EXPECT_EQ(to_double(x), 0.0) << "t = " << to_double(t);
+    }
+  }
+  EXPECT_GT(worst, 1e-4);
+}
+
+// After n accepted steps of h = 1/8 from t = 0, t_current is n/8 exactly, t_previous is the
+// step before, the stored slope is the field at the current point (x' = x: dxdt = x), and the
+// dense output at either end of the step returns the stored end points.
+TYPED_TEST(StepperSuite, StepBookkeeping) {
+  using S = typename TestFixture::Scalar;
+  auto stepper = this->make();
+  Problem<S> problem = growth<S>();
+  const S x0 = S(1);
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  EXPECT_TRUE(stepper->t_current() == S(0));
+  EXPECT_TRUE(stepper->x_current()[0] == S(1));
+  EXPECT_TRUE(stepper->dxdt_current()[0] == S(1));
+  const S h = S(1) / S(8);
+  for (int n = 1; n <= 3; ++n) {
+    const S x_before = stepper->x_current()[0];
+    this->step(*stepper, h);
+    EXPECT_TRUE(stepper->t_current() == S(n) * h);
+    EXPECT_TRUE(stepper->t_previous() == S(n - 1) * h);
+    EXPECT_TRUE(stepper->x_previous()[0] == x_before);
+    EXPECT_TRUE(stepper->dxdt_current()[0] == stepper->x_current()[0]);
+    S x = S(0);
+    stepper->interpolate(stepper->t_previous(), &x);
+    EXPECT_TRUE(x == stepper->x_previous()[0]);
+    stepper->interpolate(stepper->t_current(), &x);
+    EXPECT_TRUE(x == stepper->x_current()[0]);
+  }
+}
+
+// Field evaluations: restart without a slope costs 1 (f(t0, x0)), with a slope 0; every step
+// costs the method's count (euler 1, rk4 4, dopri5 6; derivation above); interpolation costs
+// none.
+TYPED_TEST(StepperSuite, FieldEvaluationCounts) {
+  using S = typename TestFixture::Scalar;
+  using M = typename TestFixture::Method;
+  auto stepper = this->make();
+  Problem<S> problem = growth<S>();
+  const S x0 = S(1);
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  EXPECT_EQ(problem.evals, 1);
+  const S h = S(1) / S(16);
+  for (int n = 1; n <= 5; ++n) {
+    this->step(*stepper, h);
+    EXPECT_EQ(problem.evals, 1 + n * M::kEvalsPerStep);
+  }
+  S x = S(0);
+  for (int i = 1; i < 10; ++i) stepper->interpolate(stepper->t_previous() + h * S(i) / S(10), &x);
+  EXPECT_EQ(problem.evals, 1 + 5 * M::kEvalsPerStep);
+
+  // A restart that is handed the slope copies it (no evaluation), and uses it: the first step
+  // after it matches a restart that evaluated the slope itself.
+  const S slope = S(1);
+  stepper->restart(problem.rhs(), S(0), &x0, &slope);
+  EXPECT_EQ(problem.evals, 1 + 5 * M::kEvalsPerStep);
+  EXPECT_TRUE(stepper->dxdt_current()[0] == S(1));
+  this->step(*stepper, h);
+  const S with_slope = stepper->x_current()[0];
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  this->step(*stepper, h);
+  EXPECT_TRUE(stepper->x_current()[0] == with_slope);
+}
+
+// Unknown solver names are rejected with the known ones listed.
+TEST(MakeStepper, UnknownNameThrows) {
+  try {
+    (void)make_stepper<double>("rk45", 1, StepperTolerances<double>{});
+    FAIL() << "make_stepper accepted 'rk45'";
+  } catch (const InvalidArgument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'rk45'"), std::string::npos) << message;
+    EXPECT_NE(message.find("dopri5, rk4, euler"), std::string::npos) << message;
+  }
+}
+
+template <class S>
+class Dopri5Rejection : public ::testing::Test {};
+using Scalars = ::testing::Types<double, long double, float128>;
+TYPED_TEST_SUITE(Dopri5Rejection, Scalars);
+
+// On x' = -50 x with h = 1 and rtol = 1e-10 the step is far too big: it is rejected (a value,
+// not an exception) with a smaller proposal, the current point does not move, and the attempt
+// still cost its 6 evaluations. Retrying with the proposals shrinks h until a step is accepted,
+// and that step is accurate to the tolerance: x(h) = e^(-50 h).
+TYPED_TEST(Dopri5Rejection, TooBigAStepIsRejectedAndShrunk) {
+  using S = TypeParam;
+  auto stepper = make_stepper<S>("dopri5", 1, StepperTolerances<S>{S(1e-10), S(1e-12)});
+  Problem<S> problem{[](S, const S* x, S* dxdt) { dxdt[0] = S(-50) * x[0]; }};
+  const S x0 = S(1);
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  StepOutcome<S> outcome = stepper->try_step(S(1));
+  ASSERT_EQ(outcome.status, StepStatus::kRejected);
+  EXPECT_TRUE(outcome.h_next > S(0) && outcome.h_next < S(1));
+  EXPECT_TRUE(stepper->t_current() == S(0));
+  EXPECT_TRUE(stepper->x_current()[0] == S(1));
+  EXPECT_EQ(problem.evals, 1 + 6);
+
+  S h = outcome.h_next;
+  int rejections = 1;
+  for (; rejections < 40; ++rejections) {
+    outcome = stepper->try_step(h);
+    if (outcome.status == StepStatus::kAccepted) break;
+    EXPECT_TRUE(outcome.h_next < h);
+    h = outcome.h_next;
+  }
+  ASSERT_EQ(outcome.status, StepStatus::kAccepted);
+  EXPECT_EQ(problem.evals, 1 + 6 * (rejections + 1));
+  EXPECT_TRUE(stepper->t_current() == h);
+  using std::abs;
+  using std::exp;
+  const S exact = exp(S(-50) * h);
+  EXPECT_LT(to_double(abs(stepper->x_current()[0] - exact)), 1e-9);
+  // An accepted step's proposal may grow again.
+  EXPECT_TRUE(outcome.h_next >= h);
+}
+
+// A rejected attempt must not change the last accepted step's dense output
+// (solvers/stepper.hpp): accept h = 1e-4 on x' = -50 x, interpolate at its midpoint,
+// attempt h = 1 (rejected), interpolate again: same value, and it matches e^(-50 t).
+TYPED_TEST(Dopri5Rejection, RejectedAttemptKeepsTheLastAcceptedDenseOutput) {
+  using S = TypeParam;
+  auto stepper = make_stepper<S>("dopri5", 1, StepperTolerances<S>{S(1e-10), S(1e-12)});
+  Problem<S> problem{[](S, const S* x, S* dxdt) { dxdt[0] = S(-50) * x[0]; }};
+  const S x0 = S(1);
+  stepper->restart(problem.rhs(), S(0), &x0, nullptr);
+  ASSERT_EQ(stepper->try_step(S(1e-4)).status, StepStatus::kAccepted);
+  const S t_mid = S(0.5e-4);
+  S before = S(0), after = S(0);
+  stepper->interpolate(t_mid, &before);
+  ASSERT_EQ(stepper->try_step(S(1)).status, StepStatus::kRejected);
+  stepper->interpolate(t_mid, &after);
+  using std::exp;
+  EXPECT_LT(std::fabs(to_double(before - exp(S(-50) * t_mid))), 1e-12);
+  EXPECT_EQ(to_double(after), to_double(before));
+}
+
+}  // namespace
+}  // namespace hysim
