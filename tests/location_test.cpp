@@ -66,7 +66,7 @@ TEST(Bisect, RootAtTheRightEnd) {
 
 // A bracket that is already adjacent, or already within tolerance, is returned unchanged
 // without evaluating the guard.
-TEST(Bisect, NothingToDoWhenAlreadyResolved) {
+TEST(Bisect, NoHalvingWhenAlreadyResolved) {
   std::int64_t iterations = 0;
   int calls = 0;
   const auto count = [&](double) {
