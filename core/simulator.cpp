@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/errors.hpp"
 #include "core/log.hpp"
 #include "events/chain.hpp"
 #include "events/detection.hpp"
 #include "events/location.hpp"
+#include "peers/cvode.hpp"
 #include "solvers/stepper.hpp"
 
 namespace hysim {
@@ -59,6 +61,10 @@ void SimulationOptions::validate() const {
   require(std::isfinite(fixed_step) && fixed_step > 0, "fixed_step", "fixed_step > 0", fixed_step);
   require(std::isfinite(event_tolerance) && event_tolerance >= 0, "event_tolerance", "event_tolerance >= 0",
           event_tolerance);
+  parse_strategy(strategy);
+  require(std::isfinite(gamma) && gamma > 0 && gamma < 1, "gamma", "0 < gamma < 1", gamma);
+  require(std::isfinite(h_min) && h_min > 0, "h_min", "h_min > 0", h_min);
+  require(samples >= 1, "samples", "samples >= 1", samples);
   require(chain_limit >= 1, "chain_limit", "chain_limit >= 1", chain_limit);
   require(event_limit >= 1, "event_limit", "event_limit >= 1", static_cast<double>(event_limit));
 }
@@ -83,6 +89,13 @@ class Simulator<S>::Impl {
   }
 
   RunResult<S> run(Observer<S>* observer) {
+    if (parse_strategy(options_.strategy) == Strategy::kCvode) {
+      if constexpr (std::is_same_v<S, double>) {
+        return run_cvode(model_, options_, observer, &stats_);
+      } else {
+        throw InvalidArgument("strategy cvode runs in double only (SUNDIALS is built with double realtype)");
+      }
+    }
     observer_ = observer;
     stats_ = RunStatistics{};
     last_event_t_ = -std::numeric_limits<S>::infinity();

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "events/strategy.hpp"
 
 namespace hysim {
 
@@ -45,6 +46,7 @@ namespace hysim {
 struct SimulationOptions {
   double t_end = 1.0;            // [s] end of the run; the run covers [t0, t_end]
   std::string solver = "dopri5";  // a name from solver_catalog()
+  std::string strategy = "bisection";  // a name from strategy_catalog() (events/strategy.hpp)
   double rtol = 1e-6;            // relative tolerance of adaptive solvers
   double atol = 1e-9;            // absolute tolerance of adaptive solvers
   double initial_step = 0.0;     // [s] first step; 0: Hairer & Wanner's starting-step estimate
@@ -54,6 +56,10 @@ struct SimulationOptions {
   double fixed_step = 1e-3;      // [s] step of fixed-step solvers (rk4, euler)
   double event_tolerance = 0.0;  // [s] width of the final location bracket [t_a, t_b];
                                  //     0: one ulp of t (t_b = next representable after t_a)
+  double gamma = 0.6;            // gamma rule (004, Algorithm 2): a step may cover at most this
+                                 //     fraction of the predicted time to an approaching guard
+  double h_min = 1e-6;           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
+  int samples = 4;               // strategy sampled: interior points of each step checked
   int chain_limit = 64;          // most modes one event may visit before the run fails
   std::int64_t event_limit = 10'000'000;  // the run stops (reason kEventLimit) after this many events
 
@@ -114,6 +120,8 @@ class Observer {
   // A point of the trajectory: each accepted step's end, and both sides of each event.
   virtual void on_sample(S /*t*/, int /*mode*/, std::span<const S> /*x*/) {}
   virtual void on_event(const EventRecord<S>& /*record*/) {}
+  // An accepted step [t, t + h] and what limited its length (the step log).
+  virtual void on_step(S /*t*/, S /*h*/, StepLimit /*limit*/) {}
   virtual void on_finish(const RunResult<S>& /*result*/) {}
 };
 

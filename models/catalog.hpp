@@ -10,6 +10,7 @@
 
 #include "core/model.hpp"
 #include "core/parameters.hpp"
+#include "models/reference.hpp"
 
 namespace hysim {
 
@@ -22,6 +23,8 @@ struct ModelEntry {
   Model<double> (*make_double)(const ParameterValues&) = nullptr;
   Model<long double> (*make_long_double)(const ParameterValues&) = nullptr;
   Model<float128> (*make_float128)(const ParameterValues&) = nullptr;
+  // The exact events, when the model has a reference solution; empty otherwise.
+  ReferenceFunction reference;
 
   // Default values, ready for --param and --preset.
   ParameterValues default_values() const { return ParameterValues(name, parameters); }

@@ -1,6 +1,8 @@
 #include "models/pwm_servo.hpp"
 
+#include "core/errors.hpp"
 #include "models/catalog.hpp"
+#include "models/pwm_servo_exact.hpp"
 
 namespace hysim {
 
@@ -69,6 +71,36 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   return model;
 }
 
+namespace {
+
+// The exact events of models/pwm_servo_exact.hpp (100-digit arithmetic), rounded to float128.
+// The closed form starts from rest: omega0 = phi0 = 0.
+Reference pwm_servo_reference(const ParameterValues& values, double t_end) {
+  if (values.get<double>("omega0") != 0.0 || values.get<double>("phi0") != 0.0) {
+    throw InvalidArgument("the exact PWM servo reference starts from rest: omega0 = phi0 = 0");
+  }
+  reference::PwmServoParameters p;
+  p.k_w = reference::Real(values.text("k_w"));
+  p.k = reference::Real(values.text("k"));
+  p.kp = reference::Real(values.text("kp"));
+  p.u = reference::Real(values.text("u"));
+  p.saw_max = reference::Real(values.text("saw_max"));
+  Reference result;
+  result.method = "closed form per mode (quadratic flow), roots in 100-digit arithmetic";
+  for (const auto& e : reference::pwm_servo_exact_events(p, reference::Real(t_end))) {
+    ReferenceEvent event;
+    event.t = static_cast<float128>(e.t);
+    event.from = reference::pwm_servo_mode_name(e.from);
+    event.to = reference::pwm_servo_mode_name(e.to);
+    event.guard = e.guard;
+    event.x = {static_cast<float128>(e.omega), static_cast<float128>(e.phi), static_cast<float128>(e.saw)};
+    result.events.push_back(std::move(event));
+  }
+  return result;
+}
+
+}  // namespace
+
 ModelEntry pwm_servo_entry() {
   ModelEntry entry;
   entry.name = "pwm-servo";
@@ -84,6 +116,7 @@ ModelEntry pwm_servo_entry() {
       {"phi0", "0", "initial angle [rad]"},
   };
   HYSIM_MODEL_BUILDERS(entry, make_pwm_servo);
+  entry.reference = pwm_servo_reference;
   return entry;
 }
 

@@ -12,6 +12,8 @@ packages=(
   nlohmann-json3-dev
   libcli11-dev
   libgtest-dev
+  libsundials-dev       # SUNDIALS CVODE, the peer in `hysim compare` (strategy cvode)
+  gnuplot-nox           # draws the work-precision and step-log figures (PNG)
 )
 
 missing=()
