@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,12 +39,29 @@ inline bool relation_holds(Relation relation, const S& v) {
   return false;
 }
 
-// An atom of a guard: e(t, x) REL 0, with a readable name of e.
+// The relation that holds exactly when `relation` does not: !(e < 0) is e >= 0, and so on.
+inline Relation negated(Relation relation) {
+  switch (relation) {
+    case Relation::kLess: return Relation::kGreaterEqual;
+    case Relation::kLessEqual: return Relation::kGreater;
+    case Relation::kGreater: return Relation::kLessEqual;
+    case Relation::kGreaterEqual: return Relation::kLess;
+  }
+  return relation;
+}
+
+// de/dt(t, x, f) = grad e . f + de/dt: the rate of an event function along the field value f.
+template <class S>
+using EventRate = std::function<S(S t, const S* x, const S* f)>;
+
+// An atom of a guard: e(t, x) REL 0, with a readable name of e. `rate` is optional: when the
+// model gives it, the gamma rule uses it instead of a directional difference.
 template <class S>
 struct Atom {
   std::string name;
   EventFunction<S> e;
   Relation relation = Relation::kLessEqual;
+  EventRate<S> rate;
 };
 
 template <class S>
@@ -58,10 +76,10 @@ class Guard {
 
   Guard() = default;
 
-  // The guard that holds when e(t, x) REL 0.
-  static Guard atom(std::string name, EventFunction<S> e, Relation relation) {
+  // The guard that holds when e(t, x) REL 0; `rate` (optional) is de/dt along a field value.
+  static Guard atom(std::string name, EventFunction<S> e, Relation relation, EventRate<S> rate = {}) {
     Guard g;
-    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation});
+    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate)});
     g.nodes_.push_back(Node{Kind::kAtom, 0, {}});
     g.root_ = 0;
     return g;
@@ -84,6 +102,17 @@ class Guard {
   template <class AtomTruth>
   bool evaluate(const AtomTruth& atom_truth) const {
     return root_ >= 0 && evaluate_node(root_, atom_truth);
+  }
+
+  // The time until the tree becomes true, from the times of its atoms (004, Algorithms 1
+  // and 3, read on the guard rather than on the stay predicate !guard). Negations are pushed
+  // down to the atoms by De Morgan's rules, so atom_time(i, negated) is asked for atom i with
+  // its relation flipped when an odd number of NOTs sit above it. An AND becomes true when
+  // its last child does (max), an OR when its first child does (min); under a negation the
+  // two swap. Does not allocate.
+  template <class AtomTime>
+  S time_to_true(const AtomTime& atom_time) const {
+    return root_ < 0 ? std::numeric_limits<S>::infinity() : node_time(root_, false, atom_time);
   }
 
   // Readable form, e.g. "(x >= 0 && saw - kp*x <= 0)".
@@ -124,6 +153,26 @@ class Guard {
       }
     }
     return false;
+  }
+
+  template <class AtomTime>
+  S node_time(int index, bool negate, const AtomTime& atom_time) const {
+    const Node& node = nodes_[static_cast<std::size_t>(index)];
+    switch (node.kind) {
+      case Kind::kAtom: return atom_time(node.atom, negate);
+      case Kind::kNot: return node_time(node.children[0], !negate, atom_time);
+      case Kind::kAnd:
+      case Kind::kOr: {
+        const bool take_max = (node.kind == Kind::kAnd) != negate;  // De Morgan
+        S result = node_time(node.children[0], negate, atom_time);
+        for (std::size_t c = 1; c < node.children.size(); ++c) {
+          const S child = node_time(node.children[c], negate, atom_time);
+          result = take_max ? (child > result ? child : result) : (child < result ? child : result);
+        }
+        return result;
+      }
+    }
+    return std::numeric_limits<S>::infinity();
   }
 
   std::string node_string(int index) const {

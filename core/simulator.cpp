@@ -64,6 +64,8 @@ void SimulationOptions::validate() const {
   parse_strategy(strategy);
   require(std::isfinite(gamma) && gamma > 0 && gamma < 1, "gamma", "0 < gamma < 1", gamma);
   require(std::isfinite(h_min) && h_min > 0, "h_min", "h_min > 0", h_min);
+  require(std::isfinite(refine_gamma) && refine_gamma > 0 && refine_gamma < 2, "refine_gamma",
+          "0 < refine_gamma < 2", refine_gamma);
   require(samples >= 1, "samples", "samples >= 1", samples);
   require(chain_limit >= 1, "chain_limit", "chain_limit >= 1", chain_limit);
   require(event_limit >= 1, "event_limit", "event_limit >= 1", static_cast<double>(event_limit));
@@ -97,6 +99,7 @@ class Simulator<S>::Impl {
       }
     }
     observer_ = observer;
+    strategy_ = parse_strategy(options_.strategy);
     stats_ = RunStatistics{};
     last_event_t_ = -std::numeric_limits<S>::infinity();
     events_at_same_t_ = 0;
@@ -125,15 +128,38 @@ class Simulator<S>::Impl {
         result.reason = RunReason::kEventLimit;
         break;
       }
-      const S remaining = t_end - t;
-      S h_try = h;
-      if (options_.max_step > 0) h_try = std::min(h_try, S(options_.max_step));
-      // A sliding arrival has no equivalent dynamics yet: it chatters at the minimum step.
+
+      // choose the step, and remember what limited it (the step log)
       const bool chatter = chatter_next_step_;
-      if (chatter) h_try = std::min(h_try, min_step(t));
-      if (h_try >= remaining) h_try = remaining;
+      StepLimit limit = stepper_->is_adaptive() ? StepLimit::kIntegrator : StepLimit::kFixed;
+      S h_try = h;
+      const auto cap = [&h_try, &limit](S bound, StepLimit why) {
+        if (bound < h_try) {
+          h_try = bound;
+          limit = why;
+        }
+      };
+      if (options_.max_step > 0) cap(S(options_.max_step), StepLimit::kMaxStep);
+      if (chatter) {
+        // A sliding arrival has no equivalent dynamics yet: it chatters at the minimum step
+        // (h_min under the gamma strategy, whose resolution in time it is).
+        cap(strategy_ == Strategy::kGamma ? S(options_.h_min) : min_step(t), StepLimit::kMinimum);
+      } else if (strategy_ == Strategy::kGamma || strategy_ == Strategy::kGammaRefine) {
+        cap(event_step(t), StepLimit::kGamma);
+        if (strategy_ == Strategy::kGamma && limit == StepLimit::kGamma && h_try < S(options_.h_min)) {
+          // 004: the approach does not go below h_min; this step may cross the surface.
+          h_try = S(options_.h_min);
+          limit = StepLimit::kMinimum;
+        }
+      }
+      const S remaining = t_end - t;
+      if (h_try >= remaining) {
+        h_try = remaining;
+        limit = StepLimit::kEnd;
+      }
 
       // step
+      const S h_proposed = h;  // the integrator's own proposal, before the caps above
       const StepOutcome<S> outcome = stepper_->try_step(h_try);
       if (outcome.status == StepStatus::kRejected) {
         ++stats_.steps_rejected;
@@ -147,47 +173,73 @@ class Simulator<S>::Impl {
       ++stats_.steps_accepted;
       const S t_new = stepper_->t_current();
       check_finite(t_new, stepper_->x_current(), "the state");
-      HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} mode {}", to_double(t), to_double(h_try), mode_name());
-      h = stepper_->is_adaptive() ? outcome.h_next : S(options_.fixed_step);
+      HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} ({}) mode {}", to_double(t), to_double(h_try),
+                      step_limit_name(limit), mode_name());
+      // A step cut short by anything but the error control does not shrink the next proposal.
+      h = !stepper_->is_adaptive()          ? S(options_.fixed_step)
+          : limit == StepLimit::kIntegrator ? outcome.h_next
+                                            : std::max<S>(outcome.h_next, h_proposed);
+      chatter_next_step_ = false;
 
       // detect
-      chatter_next_step_ = false;
-      const int fired = detector_.fired(mode_, t_new, stepper_->x_current());
-      if (fired < 0) {
+      const Crossing crossing = detect();
+      if (crossing.transition < 0) {
+        step_done(t, t_new, limit);
         t = t_new;
         sample(t, stepper_->x_current());
         continue;
       }
-      if (chatter) {
-        // The field drove the state across the surface at once: the switch happens at the
-        // step's end, on the far side (as a fixed-step rule interpreter would do).
+      if (stepper_->is_adaptive()) h = std::min(h, h_proposed);
+
+      if (chatter || strategy_ == Strategy::kStep) {
+        // No location: the switch happens at the step's end, on the far side of the surface
+        // (as a fixed-step rule interpreter does; also how a chattering mode leaves).
+        step_done(t, t_new, limit);
         t = t_new;
         std::copy(stepper_->x_current(), stepper_->x_current() + n_, x_a_.begin());
         sample(t, x_a_.data());
-        take_event(t, x_a_.data(), t, nullptr, fired, /*one_sided=*/false);
-        if (stepper_->is_adaptive()) h = std::min(h, h_try);
+        take_event(t, x_a_.data(), t, nullptr, crossing.transition);
         continue;
       }
 
-      // locate: [t_previous, t_new] brackets the event (not fired at the step's start).
-      int fired_at_b = fired;
-      const Bracket<S> bracket = bisect<S>(
-          stepper_->t_previous(), t_new, S(options_.event_tolerance),
-          [this, &fired_at_b](S tm) {
-            stepper_->interpolate(tm, x_mid_.data());
-            const int k = detector_.fired(mode_, tm, x_mid_.data());
-            if (k >= 0) fired_at_b = k;
-            return k >= 0;
-          },
-          &stats_.root_iterations);
+      if (strategy_ == Strategy::kGamma) {
+        if (h_try > S(options_.h_min)) {
+          // The linear prediction was too optimistic and the step crossed a surface: ISMA
+          // never steps across, so the step is taken back and retried at half its length.
+          ++stats_.steps_rejected;
+          --stats_.steps_accepted;
+          std::copy(stepper_->x_previous(), stepper_->x_previous() + n_, x_a_.begin());
+          stepper_->restart(rhs_of(mode_), t, x_a_.data(), nullptr);
+          h = std::max<S>(h_try / 2, S(options_.h_min));
+          continue;
+        }
+        // The step of h_min crossed: the event is at its start, the last point of the
+        // approach, on the pre-event side; [t, t_new] is the bracket the chain reads.
+        std::copy(stepper_->x_previous(), stepper_->x_previous() + n_, x_a_.begin());
+        std::copy(stepper_->x_current(), stepper_->x_current() + n_, x_b_.begin());
+        take_event(t, x_a_.data(), t_new, x_b_.data(), crossing.transition);
+        continue;
+      }
+
+      // locate on the dense output
+      int fired_at_b = crossing.transition;
+      const Bracket<S> bracket = locate_crossing(crossing, &fired_at_b);
       stepper_->interpolate(bracket.t_a, x_a_.data());
       stepper_->interpolate(bracket.t_b, x_b_.data());
+      if (strategy_ == Strategy::kDoubleSided) {
+        // Ptolemy II: continue from the post-event side of the bracket.
+        step_done(t, bracket.t_b, StepLimit::kEvent);
+        t = bracket.t_b;
+        sample(t, x_b_.data());
+        take_event(t, x_b_.data(), bracket.t_a, x_a_.data(), fired_at_b);
+        continue;
+      }
+      step_done(t, bracket.t_a, StepLimit::kEvent);
       t = bracket.t_a;
       sample(t, x_a_.data());
 
       // recurse and record, then restart in the arrival mode.
       take_event(t, x_a_.data(), bracket.t_b, x_b_.data(), fired_at_b);
-      if (stepper_->is_adaptive()) h = std::min(h, h_try);
     }
 
     result.t = t;
@@ -233,8 +285,86 @@ class Simulator<S>::Impl {
     return std::max<S>(S(options_.min_step), S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1)));
   }
 
+  // Where a guard fired in the last step: the transition, and a sub-interval [t_lo, t_hi] of
+  // the step with no guard fired at t_lo and that transition fired at t_hi.
+  struct Crossing {
+    int transition = -1;
+    S t_lo = S(0), t_hi = S(0);
+  };
+
+  // The one detection point of a step (STYLE.md habit 3): the step's end, and for the sampled
+  // strategy first `samples` equally spaced interior points of the dense output, in order.
+  Crossing detect() {
+    const S t0 = stepper_->t_previous();
+    const S t1 = stepper_->t_current();
+    S t_lo = t0;
+    if (strategy_ == Strategy::kSampled) {
+      const int m = options_.samples;
+      for (int j = 1; j <= m; ++j) {
+        const S tj = t0 + (t1 - t0) * S(j) / S(m + 1);
+        stepper_->interpolate(tj, x_mid_.data());
+        const int k = detector_.fired(mode_, tj, x_mid_.data());
+        if (k >= 0) return {k, t_lo, tj};
+        t_lo = tj;
+      }
+    }
+    const int k = detector_.fired(mode_, t1, stepper_->x_current());
+    // Masks of re-armed atoms (events/detection.hpp, arm) hold for the whole step; whether they
+    // still apply is decided at its end, for the next step.
+    detector_.update_masks(mode_, t1, stepper_->x_current(), stepper_->dxdt_current());
+    return {k, t_lo, t1};
+  }
+
+  // The strategy's locator on [t_lo, t_hi]. Interpolating locators follow the atom whose
+  // crossing made the guard fire (events/detection.hpp, changed_atom).
+  Bracket<S> locate_crossing(const Crossing& c, int* fired_at_b) {
+    Locator locator = Locator::kBisection;
+    if (strategy_ == Strategy::kIllinois || strategy_ == Strategy::kGammaRefine || strategy_ == Strategy::kSampled) {
+      locator = Locator::kIllinois;
+    } else if (strategy_ == Strategy::kItp) {
+      locator = Locator::kItp;
+    }
+    S phi_lo = S(-1), phi_hi = S(1);
+    int atom = -1;
+    if (locator != Locator::kBisection) {
+      stepper_->interpolate(c.t_lo, x_a_.data());
+      stepper_->interpolate(c.t_hi, x_b_.data());
+      atom = detector_.changed_atom(mode_, c.transition, c.t_lo, x_a_.data(), c.t_hi, x_b_.data());
+      if (atom >= 0) {
+        phi_lo = detector_.oriented(mode_, c.transition, atom, c.t_lo, x_a_.data());
+        phi_hi = detector_.oriented(mode_, c.transition, atom, c.t_hi, x_b_.data());
+      } else {
+        locator = Locator::kBisection;
+      }
+    }
+    return locate<S>(
+        locator, c.t_lo, c.t_hi, phi_lo, phi_hi, S(options_.event_tolerance),
+        [this, &c, atom, fired_at_b](S tm) {
+          stepper_->interpolate(tm, x_mid_.data());
+          const int k = detector_.fired(mode_, tm, x_mid_.data());
+          if (k >= 0) *fired_at_b = k;
+          Probe<S> p;
+          p.fired = k >= 0;
+          if (atom >= 0) p.phi = detector_.oriented(mode_, c.transition, atom, tm, x_mid_.data());
+          return p;
+        },
+        &stats_.root_iterations);
+  }
+
+  // The gamma rule's bound on the next step (004, Algorithm 2, step 6): gamma (or
+  // refine_gamma) times the predicted time until a guard fires; never below the minimum step.
+  S event_step(S t) {
+    const auto approach = detector_.time_to_fire(mode_, t, stepper_->x_current(), stepper_->dxdt_current());
+    const S factor = strategy_ == Strategy::kGamma ? S(options_.gamma) : S(options_.refine_gamma);
+    return std::max<S>(factor * approach.tau, min_step(t));
+  }
+
+  void step_done(S t, S t_end_of_step, StepLimit limit) {
+    if (observer_) observer_->on_step(t, t_end_of_step - t, limit);
+  }
+
   // Resolves the chain at t_a, records it, and restarts the stepper in the arrival mode.
-  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition, bool one_sided = true) {
+  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition) {
     const bool repeated = t_a == last_event_t_;
     if (repeated) {
       if (++events_at_same_t_ > options_.chain_limit) {
@@ -246,7 +376,11 @@ class Simulator<S>::Impl {
       last_event_t_ = t_a;
     }
     ++stats_.events;
-    // Bisection keeps x(t_a) on the side where no guard fired; a chattering switch does not.
+    // One-sided (004): x- satisfies the mode being left, i.e. none of its guards fires there.
+    // Measured, not assumed; the check is not counted as work of the strategy.
+    const std::int64_t guard_evals = stats_.guard_evals;
+    const bool one_sided = detector_.fired(mode_, t_a, x_a, /*literal=*/true) < 0;
+    stats_.guard_evals = guard_evals;
     if (one_sided) ++stats_.one_sided_events;
     EventRecord<S> record;
     record.one_sided = one_sided;
@@ -274,6 +408,7 @@ class Simulator<S>::Impl {
     // instant after entry, below the time resolution), chatters at the minimum step.
     chatter_next_step_ = record.kind == TransitionClass::kSliding || repeated;
     stepper_->restart(rhs_of(mode_), t_a, arrival.x, arrival.dxdt);
+    detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current());
     sample(t_a, stepper_->x_current());
   }
 
@@ -323,6 +458,7 @@ class Simulator<S>::Impl {
   TransitionChain<S> chain_;
   std::vector<S> x_a_, x_b_, x_mid_, scratch_;
   Observer<S>* observer_ = nullptr;
+  Strategy strategy_ = Strategy::kBisection;
   int mode_ = 0;
   S last_event_t_ = S(0);
   int events_at_same_t_ = 0;

@@ -59,6 +59,9 @@ struct SimulationOptions {
   double gamma = 0.6;            // gamma rule (004, Algorithm 2): a step may cover at most this
                                  //     fraction of the predicted time to an approaching guard
   double h_min = 1e-6;           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
+  double refine_gamma = 1.5;     // strategy gamma-refine: a step may cover this multiple of the
+                                 //     predicted time to an approaching guard; < 2, so that one
+                                 //     step cannot hold both crossings of a locally quadratic e
   int samples = 4;               // strategy sampled: interior points of each step checked
   int chain_limit = 64;          // most modes one event may visit before the run fails
   std::int64_t event_limit = 10'000'000;  // the run stops (reason kEventLimit) after this many events

@@ -17,11 +17,20 @@
 //    a guard at 0 that the field drives across fires at once); so is an atom exactly at 0.
 //    de/dt comes from a directional difference along f, which costs guard evaluations and
 //    no field evaluation. Every other atom is read literally at (t_a, x_a).
+//
+// Two more questions serve the strategies (events/strategy.hpp):
+//
+//  * time_to_fire(t, x, f): the gamma rule's prediction (004, Algorithms 1-3): how long until
+//    a guard of the mode fires if every event function moved on linearly at its present rate.
+//
+//  * oriented(...) and changed_atom(...): a continuous function whose sign change marks the
+//    event, for the root finders that interpolate (Illinois, ITP) rather than only bisect.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,24 +50,141 @@ class TransitionDetector {
  public:
   TransitionDetector(const Model<S>& model, std::int64_t* guard_evals)
       : model_(model), guard_evals_(guard_evals), probe_(model.state_size()) {
-    std::size_t most_atoms = 0;
-    for (const auto& mode : model.modes) {
-      for (const auto& tr : mode.transitions) most_atoms = std::max(most_atoms, tr.guard.atoms().size());
+    std::size_t most_atoms = 0, most_in_mode = 0;
+    offsets_.resize(model.modes.size());
+    for (std::size_t m = 0; m < model.modes.size(); ++m) {
+      std::size_t in_mode = 0;
+      for (const auto& tr : model.modes[m].transitions) {
+        offsets_[m].push_back(in_mode);
+        in_mode += tr.guard.atoms().size();
+        most_atoms = std::max(most_atoms, tr.guard.atoms().size());
+      }
+      most_in_mode = std::max(most_in_mode, in_mode);
     }
     truth_.resize(most_atoms);
+    masked_.assign(most_in_mode, 0);
   }
 
-  // Index of the first transition of `mode` whose guard is true at (t, x), or -1.
-  int fired(int mode, S t, const S* x) {
+  // Re-arming after an event (CVODE's cvRcheck1-2 idea: a zero at the restart point is not a
+  // new event). The mode just entered at (t, x), with field value f, may have atoms that hold
+  // there only because the entry point lies on the pre-event side of a surface, within the
+  // location bracket: the field drives them out of their truth at once (the chain read them
+  // so, fired_after). Such an atom, in a guard that would fire literally, is masked: it reads
+  // false until update_masks sees it stop holding, or stop being driven out.
+  void arm(int mode, S t, const S* x, const S* f) {
+    std::fill(masked_.begin(), masked_.end(), 0);
+    any_masked_ = false;
+    armed_mode_ = mode;
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const Guard<S>& guard = transitions[k].guard;
       const auto& atoms = guard.atoms();
+      bool fires = false;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
       }
+      fires = guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); });
+      if (!fires) continue;
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        if (!truth_[i]) continue;
+        if (leaving(mode, k, i, t, x, f)) {
+          masked_[offsets_[static_cast<std::size_t>(mode)][k] + i] = 1;
+          any_masked_ = true;
+        }
+      }
+    }
+  }
+
+  // At a step's end (t, x, f): a masked atom that no longer holds, or holds and is no longer
+  // driven out, is unmasked (from then on it fires like any other).
+  void update_masks(int mode, S t, const S* x, const S* f) {
+    if (!any_masked_ || mode != armed_mode_) return;
+    any_masked_ = false;
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        char& mask = masked_[offsets_[static_cast<std::size_t>(mode)][k] + i];
+        if (!mask) continue;
+        mask = relation_holds(atoms[i].relation, value(mode, k, i, t, x)) && leaving(mode, k, i, t, x, f);
+        any_masked_ = any_masked_ || mask;
+      }
+    }
+  }
+
+  bool any_masked() const { return any_masked_; }
+
+  // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
+  // atoms (arm) read false unless `literal` asks for the plain truth.
+  int fired(int mode, S t, const S* x, bool literal = false) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    const bool masks = !literal && any_masked_ && mode == armed_mode_;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        truth_[i] = !(masks && masked_[offsets_[static_cast<std::size_t>(mode)][k] + i]) &&
+                    relation_holds(atoms[i].relation, value(mode, k, i, t, x));
+      }
       if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
         return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
+  // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x).
+  struct Approach {
+    S tau = std::numeric_limits<S>::infinity();  // predicted time until a guard fires
+    int transition = -1;                         // the guard predicted to fire first
+  };
+
+  // 004, Algorithm 2 for each atom, Algorithms 1 and 3 for each guard tree (Guard::time_to_true):
+  // an atom that holds has time 0; one that does not, with oriented value s < 0 (s > 0 where
+  // it holds), approaches when ds/dt > 0 and is then predicted to hold after -s / (ds/dt);
+  // otherwise never. ds/dt is the atom's own rate when the model gives one, else a directional
+  // difference along f (one more guard evaluation, no field evaluation).
+  // A masked atom (arm) is being driven out of its truth: it is predicted never to hold.
+  Approach time_to_fire(int mode, S t, const S* x, const S* f) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    const bool masks = any_masked_ && mode == armed_mode_;
+    Approach best;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      const S tau = transitions[k].guard.time_to_true([&](int i, bool negate) {
+        const auto ai = static_cast<std::size_t>(i);
+        const S never = std::numeric_limits<S>::infinity();
+        const bool is_masked = masks && masked_[offsets_[static_cast<std::size_t>(mode)][k] + ai];
+        if (is_masked) return negate ? S(0) : never;
+        const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
+        const S e = value(mode, k, ai, t, x);
+        if (relation_holds(relation, e)) return S(0);
+        const S de = atoms[ai].rate ? counted_rate(mode, k, ai, t, x, f) : atom_rate(mode, k, ai, t, x, f, e);
+        const S s = orient(relation, e);
+        const S ds = orient(relation, de);
+        return ds > S(0) ? -s / ds : never;
+      });
+      if (tau < best.tau) best = {tau, static_cast<int>(k)};
+    }
+    return best;
+  }
+
+  // Atom i of transition k of `mode`, oriented: positive where the atom holds, negative where
+  // it does not (e for > and >=, -e for < and <=).
+  S oriented(int mode, int k, int i, S t, const S* x) {
+    const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
+    return orient(atom.relation, value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x));
+  }
+
+  // An atom of transition k that does not hold at (t_lo, x_lo) and holds at (t_hi, x_hi): the
+  // one whose crossing made the guard fire; -1 if there is none.
+  int changed_atom(int mode, int k, S t_lo, const S* x_lo, S t_hi, const S* x_hi) {
+    const auto& atoms = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard.atoms();
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      const auto ki = static_cast<std::size_t>(k);
+      if (!relation_holds(atoms[i].relation, value(mode, ki, i, t_lo, x_lo)) &&
+          relation_holds(atoms[i].relation, value(mode, ki, i, t_hi, x_hi))) {
+        return static_cast<int>(i);
       }
     }
     return -1;
@@ -110,6 +236,28 @@ class TransitionDetector {
     return e;
   }
 
+  const Atom<S>& atom_of(int mode, std::size_t k, std::size_t i) const {
+    return model_.modes[static_cast<std::size_t>(mode)].transitions[k].guard.atoms()[i];
+  }
+
+  static S orient(Relation relation, const S& v) {
+    return relation == Relation::kGreater || relation == Relation::kGreaterEqual ? v : -v;
+  }
+
+  // Atom i of transition k holds at (t, x) and the field value f drives it out of its truth.
+  bool leaving(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
+    const Atom<S>& atom = atom_of(mode, k, i);
+    const S e = value(mode, k, i, t, x);
+    const S de = atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e);
+    return orient(atom.relation, de) < S(0);
+  }
+
+  // The model's own de/dt, counted as a guard evaluation.
+  S counted_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
+    ++*guard_evals_;
+    return atom_of(mode, k, i).rate(t, x, f);
+  }
+
   // de/dt along f by a forward directional difference: (e(t + d, x + d f) - e(t, x)) / d,
   // d = sqrt(eps) max(|t|, 1). Only the sign is used.
   S atom_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
@@ -124,6 +272,10 @@ class TransitionDetector {
   std::int64_t* guard_evals_;
   std::vector<S> probe_;
   std::vector<char> truth_;
+  std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in masked_
+  std::vector<char> masked_;                       // atoms of armed_mode_ read as false
+  int armed_mode_ = -1;
+  bool any_masked_ = false;
 };
 
 }  // namespace hysim
