@@ -56,12 +56,13 @@ TYPED_TEST(AllocationTest, PwmServoLoopDoesNotAllocate) {
   EXPECT_LE(short_run, 24);
 }
 
-// The same for a model with resets at every event and the fixed-step solvers.
+// The same for a model with resets at every event, with every solver (the adaptive ones
+// ignore fixed_step).
 TYPED_TEST(AllocationTest, BouncingBallFixedStepDoesNotAllocate) {
   const Model<TypeParam> model = testing::catalog_model<TypeParam>("bouncing-ball");
   std::int64_t ignored = 0;
   (void)allocations_of_run(model, 0.5, &ignored);  // warm-up: process-wide statics (logger)
-  for (const char* solver : {"rk4", "euler", "dopri5"}) {
+  for (const char* solver : {"rk4", "euler", "dopri5", "bs3", "cashkarp54", "rkf78", "rosenbrock4"}) {
     SimulationOptions options;
     options.solver = solver;
     options.fixed_step = 1e-3;
