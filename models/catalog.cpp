@@ -10,6 +10,8 @@ const std::vector<ModelEntry>& model_catalog() {
       bouncing_ball_entry(),
       exponential_entry(),
       oscillator_entry(),
+      grazing_entry(),
+      drag_ball_entry(),
   };
   return catalog;
 }

@@ -58,6 +58,8 @@ ModelEntry pwm_servo_entry();
 ModelEntry bouncing_ball_entry();
 ModelEntry exponential_entry();
 ModelEntry oscillator_entry();
+ModelEntry grazing_entry();
+ModelEntry drag_ball_entry();
 
 // Fills a catalog entry's three builders from one function template.
 #define HYSIM_MODEL_BUILDERS(entry, make)                 \
