@@ -1,9 +1,14 @@
-// The bouncing ball against its closed form: t_1 = sqrt(2 y0/g), t_{k+1} = t_k + 2 e^k v_1/g.
+// The bouncing ball against its closed form: t_1 = sqrt(2 y0/g), t_{k+1} = t_k + 2 e^k v_1/g,
+// and the catalog's reference (models/bouncing_ball.cpp) against the same closed form.
 #include <gtest/gtest.h>
+
+#include <boost/multiprecision/cpp_bin_float.hpp>
 
 #include <cmath>
 #include <iostream>
 
+#include "core/errors.hpp"
+#include "reference_support.hpp"
 #include "test_support.hpp"
 
 namespace hysim {
@@ -45,6 +50,71 @@ TYPED_TEST(BouncingBallTest, FirstTenImpactsMatchClosedForm) {
   }
   std::cout << "[bouncing-ball " << scalar_name(scalar_kind_of<S>()) << "] first 10 impacts: max relative time error "
             << static_cast<double>(worst) << "\n";
+}
+
+// The reference, with a thrown start (v0 = 3 up, v0 = -2 down) as well as a drop: the first
+// impact solves y0 + v0 t - g t^2/2 = 0 in 100-digit arithmetic at the float128 time, its
+// velocity is -sqrt(v0^2 + 2 g y0), and each later impact follows the previous one after
+// 2 |v_k| e / g with velocity e v_k (the flight of a ball leaving at -e v_k).
+TEST(BouncingBallReference, MatchesTheParabolaForThrownStarts) {
+  using Real = boost::multiprecision::cpp_bin_float_100;
+  for (const char* v0_text : {"0", "3", "-2"}) {
+    const Reference reference = testing::catalog_reference("bouncing-ball", 12, {{"v0", v0_text}});
+    ASSERT_GE(reference.events.size(), 10u);
+    const Real g("9.81"), e("0.8"), y0(10), v0(v0_text);
+    const Real t1(reference.events[0].t);
+    Real worst = abs(y0 + v0 * t1 - g * t1 * t1 / 2);
+    EXPECT_LT(worst, Real("1e-30")) << "v0 = " << v0_text;
+    EXPECT_LT(abs(Real(reference.events[0].x[1]) + sqrt(v0 * v0 + 2 * g * y0)), Real("1e-30"));
+    for (std::size_t k = 1; k < reference.events.size(); ++k) {
+      const ReferenceEvent& before = reference.events[k - 1];
+      const ReferenceEvent& event = reference.events[k];
+      const Real leave = -e * Real(before.x[1]);  // upward speed after impact k
+      const Real tau = Real(event.t) - Real(before.t);
+      const Real height = leave * tau - g * tau * tau / 2;  // zero at the next impact
+      worst = std::max(worst, abs(height));
+      EXPECT_LT(abs(height), Real("1e-30")) << "v0 = " << v0_text << ", impact " << k + 1;
+      EXPECT_LT(abs(Real(event.x[1]) + leave), Real("1e-30"));
+      EXPECT_EQ(event.x[0], 0);
+    }
+    std::cout << "[bouncing-ball reference v0 = " << v0_text << "] " << reference.events.size()
+              << " impacts in (0, 12]: max |y(t*)| = " << static_cast<double>(worst) << " m (100 digits)\n";
+  }
+}
+
+// Zeno: the impacts accumulate at t_inf = t_1 + 2 e w/(g (1 - e)) = 12.8506 s. Asked for
+// t_end = 20, the reference stops before the first flight shorter than 1e-6 s (67 impacts).
+// A ball resting on the floor has no first impact to compute: InvalidArgument.
+TEST(BouncingBallReference, StopsBeforeTheZenoAccumulation) {
+  const Reference reference = testing::catalog_reference("bouncing-ball", 20);
+  ASSERT_EQ(reference.events.size(), 67u);
+  EXPECT_TRUE(testing::contains(reference.method, "Zeno"));
+  const auto& events = reference.events;
+  const double accumulation = std::sqrt(2 * 10 / 9.81) + 2 * 0.8 * std::sqrt(2 * 9.81 * 10) / (9.81 * 0.2);
+  EXPECT_GE(events[66].t - events[65].t, float128("1e-6"));
+  EXPECT_LT(static_cast<double>(events.back().t), accumulation);
+  std::cout << "[bouncing-ball reference t_end = 20] " << events.size() << " impacts, the last "
+            << accumulation - static_cast<double>(events.back().t) << " s before the accumulation at "
+            << accumulation << " s\n";
+  EXPECT_THROW(testing::catalog_reference("bouncing-ball", 5, {{"y0", "0"}}), InvalidArgument);
+  EXPECT_THROW(testing::catalog_reference("bouncing-ball", 5, {{"e", "1.5"}}), InvalidArgument);
+}
+
+// The engine against the reference, thrown upward (v0 = 3): dopri5 integrates the parabola
+// exactly, so at default tolerances every impact of (0, 12] is found with |t - t*| < 1e-12 s.
+TYPED_TEST(BouncingBallTest, ThrownBallMatchesReference) {
+  using S = TypeParam;
+  const Model<S> model = testing::catalog_model<S>("bouncing-ball", {{"v0", "3"}});
+  SimulationOptions options;
+  options.t_end = 12.0;
+  const auto run = testing::collect(model, options);
+  const Reference reference = testing::catalog_reference("bouncing-ball", options.t_end, {{"v0", "3"}});
+  const auto errors = testing::compare_with_reference(model, run, reference);
+  EXPECT_LT(errors.max_dt, 1e-12L);
+  EXPECT_LT(errors.max_dx, 1e-11L);
+  std::cout << "[bouncing-ball " << scalar_name(scalar_kind_of<S>()) << " v0 = 3] " << run.rows.size() << " of "
+            << reference.events.size() << " impacts, max |t - t*| = " << static_cast<double>(errors.max_dt)
+            << " s, max |x - x*| = " << static_cast<double>(errors.max_dx) << "\n";
 }
 
 }  // namespace
