@@ -1,22 +1,9 @@
 #include "apps/recorder.hpp"
 
+#include "apps/stopwatch.hpp"
 #include "core/errors.hpp"
 
 namespace hysim::app {
-
-// Adds the time between construction and destruction to a running total.
-template <class S>
-class Recorder<S>::Timer {
- public:
-  explicit Timer(double* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~Timer() { *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-  Timer(const Timer&) = delete;
-  Timer& operator=(const Timer&) = delete;
-
- private:
-  double* total_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 namespace {
 
@@ -37,11 +24,12 @@ Recorder<S>::Recorder(const std::filesystem::path& out_dir) {
   if (out_dir.empty()) return;
   trajectory_ = open_csv(out_dir / "trajectory.csv");
   events_ = open_csv(out_dir / "events.csv");
+  steps_ = open_csv(out_dir / "steps.csv");
 }
 
 template <class S>
 void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
-  Timer timer(&seconds_);
+  ScopedTimer timer(&seconds_);
   model_ = &model;
   if (trajectory_.is_open()) {
     trajectory_ << "t,mode";
@@ -55,11 +43,12 @@ void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
     events_ << '\n';
     events_.flush();
   }
+  if (steps_.is_open()) steps_ << "t,h,limit\n";
 }
 
 template <class S>
 void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
-  Timer timer(&seconds_);
+  ScopedTimer timer(&seconds_);
   last_t_ = t;
   if (!trajectory_.is_open()) return;
   trajectory_ << format_scalar(t, kDigitsOf<S>) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
@@ -69,7 +58,7 @@ void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
 
 template <class S>
 void Recorder<S>::on_event(const EventRecord<S>& record) {
-  Timer timer(&seconds_);
+  ScopedTimer timer(&seconds_);
   EventRow row;
   row.index = std::to_string(record.index);
   row.t = format_scalar(record.t, kDigitsOf<S>);
@@ -90,8 +79,16 @@ void Recorder<S>::on_event(const EventRecord<S>& record) {
 }
 
 template <class S>
+void Recorder<S>::on_step(S t, S h, StepLimit limit) {
+  ScopedTimer timer(&seconds_);
+  if (!steps_.is_open()) return;
+  steps_ << format_scalar(t, kDigitsOf<S>) << ',' << format_scalar(h, kDigitsOf<S>) << ',' << step_limit_name(limit)
+         << '\n';
+}
+
+template <class S>
 void Recorder<S>::on_finish(const RunResult<S>&) {
-  Timer timer(&seconds_);
+  ScopedTimer timer(&seconds_);
   flush();
 }
 
@@ -99,6 +96,7 @@ template <class S>
 void Recorder<S>::flush() {
   if (trajectory_.is_open()) trajectory_.flush();
   if (events_.is_open()) events_.flush();
+  if (steps_.is_open()) steps_.flush();
 }
 
 template class Recorder<double>;

@@ -1,9 +1,9 @@
-// What `hysim run` writes: an observer that streams the trajectory and the event log to CSV
-// files as the run goes (so a failed run keeps what it computed), keeps the event rows for
-// the table printed at the end, and times itself so that the run's wall time can exclude it.
+// What `hysim run` writes: an observer that streams the trajectory, the event log and the
+// step log to CSV files as the run goes (so a failed run keeps what it computed), keeps the
+// event rows for the table printed at the end, and times itself so that the run's wall time
+// can exclude it.
 #pragma once
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +29,7 @@ class Recorder final : public Observer<S> {
   void on_start(const Model<S>& model, const SimulationOptions& options) override;
   void on_sample(S t, int mode, std::span<const S> x) override;
   void on_event(const EventRecord<S>& record) override;
+  void on_step(S t, S h, StepLimit limit) override;
   void on_finish(const RunResult<S>& result) override;
 
   // Flushes the files (also after a failed run).
@@ -40,10 +41,8 @@ class Recorder final : public Observer<S> {
   S last_t() const { return last_t_; }
 
  private:
-  class Timer;
-
   const Model<S>* model_ = nullptr;
-  std::ofstream trajectory_, events_;
+  std::ofstream trajectory_, events_, steps_;
   std::vector<EventRow> rows_;
   double seconds_ = 0.0;
   S last_t_ = S(0);

@@ -9,11 +9,19 @@
 #   - every bad argument exits non-zero with one line on stderr naming the culprit, prints
 #     nothing on stdout and creates no output directory;
 #   - --scalar long-double and float128 runs agree with the closed form to 15 digits;
-#   - -v logs transitions on stderr, the default logs nothing.
+#   - -v logs transitions on stderr, the default logs nothing;
+#   - `run` writes the step log steps.csv and names its strategy in stats.json; a bad strategy
+#     name exits 2 naming it (run and compare);
+#   - `compare pwm-servo --t-end 1` with two strategies writes compare.csv and compare.json with
+#     the documented columns and keys, and bisection misses no event and finds none spurious;
+#   - `reproduce pwm-table1` prints the four rows of 004, Table 1 and our rows;
+#   - `workprecision` on a tiny sweep writes the CSV and the gnuplot script, and the PNG when
+#     gnuplot is installed (without it: a note, exit 0); scripts/plot_steps.gp draws a step log.
 # Usage: cli_test.sh PATH_TO_HYSIM. Exit status 1 when any check fails.
 set -u
 
 HYSIM=${1:?usage: cli_test.sh PATH_TO_HYSIM}
+SCRIPTS=$(cd "$(dirname "$0")/../scripts" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
@@ -69,6 +77,7 @@ done | head -n 1)
 check "no number in events.csv has more than 17 significant digits (${too_long})" test -z "$too_long"
 
 check "trajectory.csv header" test "$(head -n 1 "$OUT/trajectory.csv" 2>/dev/null)" = "t,mode,omega,phi,saw"
+check "steps.csv header" test "$(head -n 1 "$OUT/steps.csv" 2>/dev/null)" = "t,h,limit"
 
 python3 - "$OUT/stats.json" <<'EOF'
 import json, sys
@@ -82,9 +91,15 @@ for key in ("steps_accepted", "steps_rejected", "rhs_evals", "guard_evals", "roo
             "wall_seconds"):
     assert key in stats, f"missing stats key {key}"
 assert stats["steps_accepted"] > 0 and stats["events"] > 0, stats
+assert report["options"]["strategy"] == "bisection", report["options"]
 EOF
-check "stats.json parses and has model, options, stats{...}" test $? -eq 0
+check "stats.json parses and has model, options (strategy bisection), stats{...}" test $? -eq 0
 
+"$HYSIM" run pwm-servo --t-end 0.2 --strategy gamma --gamma 0.5 --h-min 1e-7 --out "$TMP/gamma" >/dev/null 2>&1
+check "run --strategy gamma exits 0" test $? -eq 0
+check "run --strategy gamma: stats.json names it" grep -q '"strategy": "gamma"' "$TMP/gamma/stats.json"
+check "run --strategy gamma: stats.json has gamma 0.5" grep -q '"gamma": 0.5' "$TMP/gamma/stats.json"
+check "run --strategy gamma: the step log has rows" test "$(wc -l <"$TMP/gamma/steps.csv")" -gt 1
 # --- bad arguments: non-zero exit, one line on stderr naming the culprit, nothing written -----
 n=0
 # bad_case CULPRIT ARGS...: runs `hysim ARGS... --out DIR` and checks the failure contract.
@@ -111,7 +126,93 @@ bad_case "rtol" run pwm-servo --rtol -1
 bad_case "'quad'" run pwm-servo --scalar quad
 bad_case "preset 'nope'" run pwm-servo --preset nope
 bad_case "t_end" run pwm-servo --t-end 0
+bad_case "strategy 'nope'" run pwm-servo --strategy nope
+bad_case "strategy 'nope'" compare pwm-servo --strategies bisection,nope
+bad_case "solver 'nope'" compare pwm-servo --solvers dopri5,nope
+bad_case "rtol" compare pwm-servo --rtol 0
+bad_case "strategy 'nope'" workprecision pwm-servo --strategies nope
+bad_case "reproduction 'nope'" reproduce nope
+"$HYSIM" run pwm-servo --strategy nope >/dev/null 2>&1
+check "run --strategy nope exits 2" test $? -eq 2
+"$HYSIM" compare pwm-servo --strategies nope >/dev/null 2>&1
+check "compare --strategies nope exits 2" test $? -eq 2
 
+# --- compare --------------------------------------------------------------------------------
+CMP="$TMP/compare"
+"$HYSIM" compare pwm-servo --t-end 1 --strategies bisection,step --solvers dopri5 --out "$CMP" \
+  >"$TMP/compare.out" 2>"$TMP/compare.err"
+check "compare exits 0" test $? -eq 0
+check "compare prints a bisection row" grep -q "^dopri5 *bisection" "$TMP/compare.out"
+expected_header="solver,strategy,events,matched,missed,spurious,dt1,dt7,domega1,domega7,dphi1,dphi7,dsaw1,dsaw7"
+expected_header+=",max_abs_dt,one_sided,steps_accepted,steps_rejected,rhs_evals,guard_evals,root_iterations"
+expected_header+=",wall_seconds,note"
+check "compare.csv header" test "$(head -n 1 "$CMP/compare.csv" 2>/dev/null)" = "$expected_header"
+check "compare.csv has one row per strategy" test "$(wc -l <"$CMP/compare.csv" 2>/dev/null)" -eq 3
+IFS=, read -r _ _ events matched missed spurious _ <<<"$(grep '^dopri5,bisection,' "$CMP/compare.csv")"
+check "compare: bisection found events (${events:-})" test "${events:-0}" -gt 0
+check "compare: bisection matched them all (${matched:-} of ${events:-})" test "${matched:-x}" = "${events:-y}"
+check "compare: bisection missed 0 (${missed:-})" test "${missed:-x}" = 0
+check "compare: bisection spurious 0 (${spurious:-})" test "${spurious:-x}" = 0
+python3 - "$CMP/compare.json" <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    report = json.load(f)
+for key in ("model", "options", "reference", "runs", "solvers", "strategies"):
+    assert key in report, f"missing key {key}"
+runs = report["runs"]
+assert [r["strategy"] for r in runs] == ["bisection", "step"], runs
+bisection = runs[0]
+for key in ("solver", "outcome", "stats", "matching", "errors", "max_abs_dt", "one_sided_share"):
+    assert key in bisection, f"missing run key {key}"
+assert bisection["matching"]["missed"] == 0 and bisection["matching"]["spurious"] == 0, bisection["matching"]
+assert abs(bisection["errors"]["dt1"]) < 1e-12, bisection["errors"]
+assert bisection["max_abs_dt"] < 1e-12, bisection["max_abs_dt"]
+EOF
+check "compare.json parses, two runs, bisection exact to 1e-12 s" test $? -eq 0
+
+# --- reproduce ------------------------------------------------------------------------------
+"$HYSIM" reproduce pwm-table1 --strategies bisection,gamma --out "$TMP/table1" >"$TMP/table1.out" 2>"$TMP/table1.err"
+check "reproduce pwm-table1 exits 0" test $? -eq 0
+# paper_row PLATFORM VALUE...: the row "004, Table 1  PLATFORM  VALUE ... -" is printed.
+paper_row() {
+  local pattern="^004, Table 1 +$1"
+  shift
+  for value in "$@"; do pattern+=" +${value//./\\.}"; done
+  grep -qE -- "$pattern +-\$" "$TMP/table1.out"
+}
+check "reproduce: ISMA row of 004" paper_row "ISMA" 1.5e-06 1.3e-05 1.5e-04 8.4e-05 6.5e-06 7.1e-05
+check "reproduce: SimInTech row of 004" paper_row "SimInTech" 9.5e-06 7.4e-06 2.0e-04 2.7e-05 4.3e-05 1.7e-05
+check "reproduce: MATLAB row of 004" paper_row "MATLAB" -2.2e-11 -1.6e-10 -2.2e-09 2.0e-10 -4.3e-10 -2.3e-09
+check "reproduce: Ptolemy II row of 004" paper_row "Ptolemy II" 4.0e-05 2.1e-04 2.5e-04 3.5e-04 1.8e-04 1.4e-04
+check "reproduce: our bisection row" grep -qE "^hysim +dopri5 bisection +-?[0-9]" "$TMP/table1.out"
+check "reproduce: our gamma row" grep -qE "^hysim +dopri5 gamma +-?[0-9]" "$TMP/table1.out"
+check "reproduce --out writes pwm-table1.csv (header + 6 rows)" \
+  test "$(wc -l <"$TMP/table1/pwm-table1.csv" 2>/dev/null)" -eq 7
+
+# --- workprecision --------------------------------------------------------------------------
+WP="$TMP/wp"
+"$HYSIM" workprecision pwm-servo --t-end 0.5 --solvers dopri5 --strategies bisection,step --rtol-from 1e-3 \
+  --rtol-to 1e-5 --out "$WP" >"$TMP/wp.out" 2>"$TMP/wp.err"
+check "workprecision exits 0" test $? -eq 0
+check "workprecision.csv header" test "$(head -n 1 "$WP/workprecision.csv" 2>/dev/null)" = \
+  "solver,strategy,rtol,atol,max_abs_dt,missed,spurious,rhs_evals,steps,wall_seconds,note"
+check "workprecision.csv: 2 strategies x 3 tolerances" test "$(wc -l <"$WP/workprecision.csv" 2>/dev/null)" -eq 7
+check "workprecision.gp written" test -f "$WP/workprecision.gp"
+if command -v gnuplot >/dev/null 2>&1; then
+  check "workprecision.png written (gnuplot is installed)" test -s "$WP/workprecision.png"
+  "$HYSIM" run pwm-servo --t-end 0.2 --strategy gamma --out "$TMP/steps" >/dev/null 2>&1
+  gnuplot -e "dir='$TMP/steps'" "$SCRIPTS/plot_steps.gp" 2>"$TMP/plot.err"
+  check "scripts/plot_steps.gp draws steps.png" test -s "$TMP/steps/steps.png"
+else
+  echo "skip gnuplot is not installed: no PNG checks"
+fi
+# Without gnuplot on PATH: the CSV and the script, a note, exit 0.
+PATH=/nonexistent "$HYSIM" workprecision pwm-servo --t-end 0.5 --solvers dopri5 --strategies bisection \
+  --rtol-from 1e-3 --rtol-to 1e-4 --out "$TMP/wp-nognuplot" >"$TMP/wp2.out" 2>&1
+check "workprecision without gnuplot exits 0" test $? -eq 0
+check "workprecision without gnuplot says so" grep -q "gnuplot is not installed" "$TMP/wp2.out"
+check "workprecision without gnuplot writes the CSV" test -f "$TMP/wp-nognuplot/workprecision.csv"
+check "workprecision without gnuplot draws nothing" test ! -e "$TMP/wp-nognuplot/workprecision.png"
 # --- wider scalars ------------------------------------------------------------------------
 # 15 significant digits of the closed form (sqrt(6) - 2)/10 and of each run's first event.
 expected=$(python3 -c 'import math; print("%.14e" % ((math.sqrt(6) - 2) / 10))')

@@ -1,0 +1,66 @@
+// Options and JSON fragments that several `hysim` subcommands share: the model with its
+// scalar type, preset and parameters; tolerances and end time; the strategies' tuning
+// (--gamma, --h-min, --samples); verbosity; the options and statistics blocks of the JSON
+// reports; and dispatch on the scalar type.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/parameters.hpp"
+#include "core/scalar.hpp"
+#include "core/simulator.hpp"
+#include "models/catalog.hpp"
+
+namespace hysim::app {
+
+// A model as the command line chose it.
+struct ModelChoice {
+  std::string model;
+  std::string scalar = "double";
+  std::string preset;
+  std::vector<std::string> params;  // NAME=VALUE, applied in order after the preset
+
+  const ModelEntry& entry() const { return find_model(model); }
+  // The model's defaults, then the preset, then each --param. Throws InvalidArgument.
+  ParameterValues values() const;
+  ScalarKind scalar_kind() const { return parse_scalar_kind(scalar); }
+};
+
+// MODEL (positional, required), --scalar, --param, --preset.
+void add_model_options(CLI::App* command, ModelChoice* choice);
+// --t-end, --rtol, --atol, with SimulationOptions' defaults.
+void add_tolerance_options(CLI::App* command, SimulationOptions* options);
+// --gamma, --h-min, --samples: the tuning of the gamma and sampled strategies.
+void add_strategy_tuning_options(CLI::App* command, SimulationOptions* options);
+// -v / -vv.
+void add_verbosity_flag(CLI::App* command, int* verbosity);
+// --strategies a,b,... and --solvers x,y,... (comma-separated lists).
+void add_strategies_option(CLI::App* command, std::vector<std::string>* strategies, const std::string& default_text);
+void add_solvers_option(CLI::App* command, std::vector<std::string>* solvers, const std::string& default_text);
+
+// Checks each name against strategy_catalog() / solver_catalog(); throws InvalidArgument
+// naming the first unknown one. An empty list means every entry of the catalog.
+std::vector<std::string> checked_strategies(const std::vector<std::string>& names);
+std::vector<std::string> checked_solvers(const std::vector<std::string>& names);
+
+// The run's options with the model choice (scalar, preset, every parameter's text).
+nlohmann::json options_json(const SimulationOptions& options, const ModelChoice& choice,
+                            const ParameterValues& values);
+// The counters of RunStatistics and the wall time.
+nlohmann::json stats_json(const RunStatistics& stats, double wall_seconds);
+
+// Calls body.template operator()<S>() with S the scalar type of `kind`, returning its result.
+template <class Body>
+decltype(auto) with_scalar(ScalarKind kind, Body&& body) {
+  switch (kind) {
+    case ScalarKind::kLongDouble: return body.template operator()<long double>();
+    case ScalarKind::kFloat128: return body.template operator()<float128>();
+    case ScalarKind::kDouble: break;
+  }
+  return body.template operator()<double>();
+}
+
+}  // namespace hysim::app

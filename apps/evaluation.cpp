@@ -1,0 +1,182 @@
+#include "apps/evaluation.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "apps/stopwatch.hpp"
+#include "core/errors.hpp"
+#include "events/strategy.hpp"
+
+namespace hysim::app {
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kCompleted: return "completed";
+    case Outcome::kFailed: return "failed";
+    case Outcome::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+bool brings_own_solver(const std::string& strategy) { return parse_strategy(strategy) == Strategy::kCvode; }
+
+std::string Evaluation::solver_label() const {
+  return brings_own_solver(options.strategy) ? "cvode/BDF" : options.solver;
+}
+
+std::optional<double> Evaluation::one_sided_share() const {
+  if (stats.events <= 0) return std::nullopt;
+  return static_cast<double>(stats.one_sided_events) / static_cast<double>(stats.events);
+}
+
+std::string Evaluation::status_note() const {
+  return outcome == Outcome::kCompleted ? "" : std::string(outcome_name(outcome)) + ": " + note;
+}
+
+std::optional<Reference> reference_for(const ModelChoice& choice, const ParameterValues& values, double t_end,
+                                       std::string* why_not) {
+  const ModelEntry& entry = choice.entry();
+  if (!entry.reference) {
+    *why_not = "model '" + entry.name + "' has no reference solution";
+    return std::nullopt;
+  }
+  const double t0 = static_cast<double>(entry.make<double>(values).t0);
+  try {
+    return entry.reference(values, t_end + (t_end - t0) / 100);
+  } catch (const InvalidArgument& error) {
+    *why_not = std::string("no reference for these parameters: ") + error.what();
+  } catch (const SimulationError& error) {
+    *why_not = std::string("the reference failed: ") + error.what();
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Keeps the first row of each event index, timing itself.
+template <class S>
+class EventCollector final : public Observer<S> {
+ public:
+  explicit EventCollector(std::vector<RunEvent>* events) : events_(events) {}
+
+  void on_event(const EventRecord<S>& record) override {
+    ScopedTimer timer(&seconds_);
+    if (record.index == last_index_) return;
+    last_index_ = record.index;
+    RunEvent event;
+    event.t = static_cast<float128>(record.t);
+    event.guard = std::string(record.guard);
+    for (const S& v : record.x_pre) event.x.push_back(static_cast<float128>(v));
+    events_->push_back(std::move(event));
+  }
+
+  double seconds_in_observer() const { return seconds_; }
+
+ private:
+  std::vector<RunEvent>* events_;
+  std::int64_t last_index_ = 0;
+  double seconds_ = 0;
+};
+
+template <class S>
+Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options, const Reference* reference) {
+  Evaluation run;
+  run.options = options;
+  EventCollector<S> collector(&run.events);
+  try {
+    Simulator<S> simulator(model, options);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      run.stats = simulator.run(&collector).stats;
+    } catch (const SimulationError& error) {
+      run.outcome = Outcome::kFailed;
+      run.note = error.what();
+      run.stats = simulator.statistics();
+    }
+    run.wall_seconds = std::max(0.0, seconds_since(start) - collector.seconds_in_observer());
+  } catch (const InvalidArgument& error) {
+    run.outcome = Outcome::kSkipped;
+    run.note = error.what();
+    run.events.clear();
+    return run;
+  }
+  if (reference) run.match = match_events(run.events, reference->events, static_cast<float128>(options.t_end));
+  return run;
+}
+
+}  // namespace
+
+std::vector<SimulationOptions> solver_strategy_grid(const SimulationOptions& base,
+                                                    const std::vector<std::string>& solvers,
+                                                    const std::vector<std::string>& strategies) {
+  std::vector<SimulationOptions> runs;
+  bool own_solver_done = false;
+  for (const auto& solver : solvers) {
+    for (const auto& strategy : strategies) {
+      if (brings_own_solver(strategy)) {
+        if (own_solver_done) continue;
+        own_solver_done = true;
+      }
+      runs.push_back(base);
+      runs.back().solver = solver;
+      runs.back().strategy = strategy;
+    }
+  }
+  return runs;
+}
+
+void check_common_options(const ModelChoice& choice, const ParameterValues& values, const SimulationOptions& options) {
+  SimulationOptions probe = options;
+  probe.strategy = SimulationOptions{}.strategy;
+  const Model<double> model = choice.entry().make<double>(values);
+  const Simulator<double> simulator(model, probe);  // validates, and checks t_end against t0
+}
+
+std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValues& values,
+                                 const std::vector<SimulationOptions>& runs, const Reference* reference) {
+  return with_scalar(choice.scalar_kind(), [&]<class S>() {
+    const Model<S> model = choice.entry().make<S>(values);
+    std::vector<Evaluation> evaluations;
+    for (const auto& options : runs) evaluations.push_back(evaluate_one(model, options, reference));
+    return evaluations;
+  });
+}
+
+std::vector<std::string> ErrorColumns::headers() const {
+  std::vector<std::string> out;
+  for (const auto k : numbers) out.push_back("dt" + std::to_string(k));
+  for (const auto& name : state_names) {
+    for (const auto k : numbers) out.push_back("d" + name + std::to_string(k));
+  }
+  return out;
+}
+
+std::vector<std::optional<double>> ErrorColumns::values(const Evaluation& run, const Reference* reference) const {
+  std::vector<std::optional<EventError>> errors;
+  for (const auto k : numbers) {
+    errors.push_back(reference && run.match ? event_error(*run.match, run.events, reference->events, k)
+                                            : std::nullopt);
+  }
+  std::vector<std::optional<double>> out;
+  for (const auto& error : errors) out.push_back(error ? std::optional<double>(error->t) : std::nullopt);
+  for (const auto state : states) {
+    for (const auto& error : errors) {
+      out.push_back(error && state < error->x.size() ? std::optional<double>(error->x[state]) : std::nullopt);
+    }
+  }
+  return out;
+}
+
+ErrorColumns error_columns(const std::vector<std::string>& model_states, const std::vector<std::size_t>& numbers,
+                           const std::vector<std::string>& shown) {
+  ErrorColumns columns;
+  columns.numbers = numbers;
+  for (std::size_t i = 0; i < model_states.size(); ++i) {
+    if (!shown.empty() && std::find(shown.begin(), shown.end(), model_states[i]) == shown.end()) continue;
+    columns.state_names.push_back(model_states[i]);
+    columns.states.push_back(i);
+  }
+  return columns;
+}
+
+}  // namespace hysim::app

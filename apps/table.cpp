@@ -1,0 +1,88 @@
+#include "apps/table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace hysim::app {
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto print_line = [&](const std::vector<std::string>& line) {
+    std::string text;
+    for (std::size_t c = 0; c < line.size() && c < width.size(); ++c) {
+      text += line[c];
+      text.append(width[c] + 2 - line[c].size(), ' ');
+    }
+    text.erase(text.find_last_not_of(' ') + 1);
+    out << text << "\n";
+  };
+  print_line(header);
+  for (const auto& row : rows) print_line(row);
+}
+
+namespace {
+
+std::string csv_cell(const std::string& cell) {
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
+  std::string quoted = "\"";
+  for (const char c : cell) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+void Table::write_csv(const std::filesystem::path& path) const {
+  std::ofstream out(path);
+  if (!out) throw InvalidArgument("cannot write " + path.string());
+  auto write_line = [&](const std::vector<std::string>& line) {
+    for (std::size_t c = 0; c < line.size(); ++c) out << (c ? "," : "") << csv_cell(line[c]);
+    out << "\n";
+  };
+  write_line(header);
+  for (const auto& row : rows) write_line(row);
+}
+
+namespace {
+
+constexpr int kExactDigits = 17;  // round-trip digits of a double
+
+std::string absent(Precision precision) { return precision == Precision::kShort ? kNoValue : ""; }
+
+}  // namespace
+
+std::string format_general(double value, int digits) {
+  std::ostringstream out;
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+std::string error_cell(const std::optional<double>& value, Precision precision) {
+  if (!value) return absent(precision);
+  if (precision == Precision::kExact) return format_general(*value, kExactDigits);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2e", *value);
+  return buffer;
+}
+
+std::string number_cell(const std::optional<double>& value, int digits, Precision precision) {
+  if (!value) return absent(precision);
+  return format_general(*value, precision == Precision::kExact ? kExactDigits : digits);
+}
+
+std::string count_cell(const std::optional<long long>& value, Precision precision) {
+  return value ? std::to_string(*value) : absent(precision);
+}
+
+}  // namespace hysim::app

@@ -1,0 +1,39 @@
+// Text tables for the terminal and the same rows as CSV: every command that prints a table
+// (the event table of `run`, the comparison tables) goes through this.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace hysim::app {
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  // Left-aligned columns as wide as their widest cell, two spaces apart.
+  void print(std::ostream& out) const;
+  // RFC 4180: cells holding a comma, a quote or a line break are quoted.
+  void write_csv(const std::filesystem::path& path) const;
+};
+
+// What a table shows for a value that does not exist (no reference, event not matched).
+inline constexpr const char* kNoValue = "-";
+
+// How a cell writes a number: short for the terminal ("-" when there is none), or exact for
+// CSV (17 significant digits, round-trip for a double; an empty cell when there is none).
+enum class Precision { kShort, kExact };
+
+// A signed error: "-2.20e-11" (three significant digits) when short.
+std::string error_cell(const std::optional<double>& value, Precision precision);
+// A number with `digits` significant digits when short ("0.000127", "1").
+std::string number_cell(const std::optional<double>& value, int digits, Precision precision);
+// A count.
+std::string count_cell(const std::optional<long long>& value, Precision precision);
+// `value` with `digits` significant digits, the shorter of fixed and scientific notation.
+std::string format_general(double value, int digits);
+
+}  // namespace hysim::app

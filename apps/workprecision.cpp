@@ -1,0 +1,270 @@
+// `hysim workprecision MODEL --out DIR`: sweeps rtol over decades for every (solver, strategy)
+// combination and measures each run against the model's reference: DIR/workprecision.csv,
+// and the diagram DIR/workprecision.png drawn by gnuplot from DIR/workprecision.gp
+// (x = max |t - t*| over the matched events, y = RHS evaluations, log-log, one line per
+// solver and strategy). Without gnuplot the CSV and the script are still written.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "apps/cli_options.hpp"
+#include "apps/commands.hpp"
+#include "apps/evaluation.hpp"
+#include "apps/table.hpp"
+#include "core/errors.hpp"
+#include "solvers/stepper.hpp"
+
+namespace hysim::app {
+
+namespace {
+
+struct WorkPrecisionRequest {
+  ModelChoice choice;
+  SimulationOptions options;  // t_end and the strategies' tuning
+  std::vector<std::string> solvers;
+  std::vector<std::string> strategies;
+  double rtol_from = 1e-3;
+  double rtol_to = 1e-12;
+  int per_decade = 1;
+  double atol_factor = 1e-3;  // atol = atol_factor * rtol
+  std::string out_dir;
+};
+
+constexpr int kMostTolerances = 1000;  // a sweep longer than this is a typing mistake
+
+// rtol_from, then every 1/per_decade of a decade toward rtol_to, ending at rtol_to.
+std::vector<double> rtol_sweep(const WorkPrecisionRequest& r) {
+  auto positive = [](double value, const char* name) {
+    if (!(std::isfinite(value) && value > 0)) {
+      throw InvalidArgument("option " + std::string(name) + " = " + format_general(value, 6) + " violates " + name +
+                            " > 0");
+    }
+  };
+  positive(r.rtol_from, "rtol-from");
+  positive(r.rtol_to, "rtol-to");
+  positive(r.atol_factor, "atol-factor");
+  if (r.per_decade < 1) throw InvalidArgument("option per-decade = " + std::to_string(r.per_decade) + " violates per-decade >= 1");
+  const double decades = std::log10(r.rtol_from / r.rtol_to);  // negative: the sweep goes up
+  const long count = std::lround(std::abs(decades) * r.per_decade);
+  if (count + 1 > kMostTolerances) {
+    throw InvalidArgument("the sweep has " + std::to_string(count + 1) + " tolerances, more than " +
+                          std::to_string(kMostTolerances));
+  }
+  std::vector<double> sweep;
+  const double direction = decades >= 0 ? -1.0 : 1.0;
+  for (long i = 0; i < count; ++i) {
+    sweep.push_back(r.rtol_from * std::pow(10.0, direction * static_cast<double>(i) / r.per_decade));
+  }
+  sweep.push_back(r.rtol_to);
+  return sweep;
+}
+
+// The adaptive solvers: the default, since the fixed-step ones ignore rtol.
+std::vector<std::string> adaptive_solvers() {
+  std::vector<std::string> names;
+  for (const auto& info : solver_catalog()) {
+    if (info.adaptive) names.push_back(info.name);
+  }
+  return names;
+}
+
+// One line per solver and strategy, one point per rtol: rows grouped by series, rtol inner.
+std::vector<SimulationOptions> sweep_runs(const SimulationOptions& base, const std::vector<std::string>& solvers,
+                                          const std::vector<std::string>& strategies, const std::vector<double>& rtols,
+                                          double atol_factor) {
+  std::vector<SimulationOptions> runs;
+  for (const auto& combination : solver_strategy_grid(base, solvers, strategies)) {
+    for (const double rtol : rtols) {
+      runs.push_back(combination);
+      runs.back().rtol = rtol;
+      runs.back().atol = rtol * atol_factor;
+    }
+  }
+  return runs;
+}
+
+// The columns of workprecision.csv; the gnuplot script reads them by position.
+constexpr int kErrorColumn = 5, kRhsColumn = 8;
+const std::vector<std::string> kHeader = {"solver",   "strategy",  "rtol", "atol",         "max_abs_dt", "missed",
+                                          "spurious", "rhs_evals", "steps", "wall_seconds", "note"};
+
+std::vector<std::string> cells_of(const Evaluation& run, const Reference& reference, Precision precision) {
+  const MatchResult& match = *run.match;
+  auto count = [&](auto value) { return count_cell(static_cast<long long>(value), precision); };
+  return {run.solver_label(),
+          run.options.strategy,
+          number_cell(run.options.rtol, 3, precision),
+          number_cell(run.options.atol, 3, precision),
+          error_cell(max_time_error(match, run.events, reference.events), precision),
+          count(match.missed),
+          count(match.spurious),
+          count(run.stats.rhs_evals),
+          count(run.stats.steps_accepted),
+          number_cell(run.wall_seconds, 3, precision),
+          run.status_note()};
+}
+
+// A string literal of gnuplot's script language.
+std::string gnuplot_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A word of the POSIX shell.
+std::string shell_word(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool program_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::stringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / program;
+    if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate)) return true;
+  }
+  return false;
+}
+
+// The script draws the CSV: one series per (solver, strategy), picked by comparing columns
+// 1 and 2, so rerunning it after editing the CSV redraws the figure.
+void write_gnuplot_script(const std::filesystem::path& gp, const std::filesystem::path& csv,
+                          const std::filesystem::path& png, const std::string& title,
+                          const std::vector<std::pair<std::string, std::string>>& series) {
+  std::ofstream out(gp);
+  if (!out) throw InvalidArgument("cannot write " + gp.string());
+  out << "# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot " << gp.string() << "\n"
+      << "# x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol.\n"
+      << "csv = " << gnuplot_string(csv.string()) << "\n"
+      << "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+      << "  set terminal pngcairo noenhanced size 1400,1000\n"
+      << "} else {\n"
+      << "  set terminal png noenhanced size 1400,1000\n"
+      << "}\n"
+      << "set output " << gnuplot_string(png.string()) << "\n"
+      << "set datafile separator \",\"\n"
+      << "set logscale xy\n"
+      << "set format x \"%.0e\"\n"
+      << "set grid\n"
+      << "set key bmargin center horizontal maxrows 12\n"
+      << "set title " << gnuplot_string(title) << "\n"
+      << "set xlabel \"max |t - t*| over matched events [s]\" offset 0,0.5\n"
+      << "set ylabel \"RHS evaluations\"\n"
+      << "floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here\n"
+      << "error(c) = column(c) > floor ? column(c) : floor\n"
+      << "plot \\\n";
+  // Colour by strategy, point and dash type by solver, so that 40 lines stay legible.
+  std::vector<std::string> solvers, strategies;
+  auto number_of = [](std::vector<std::string>& seen, const std::string& name) {
+    const auto at = std::find(seen.begin(), seen.end(), name);
+    if (at != seen.end()) return static_cast<int>(at - seen.begin()) + 1;
+    seen.push_back(name);
+    return static_cast<int>(seen.size());
+  };
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& [solver, strategy] = series[i];
+    const int solver_number = number_of(solvers, solver), strategy_number = number_of(strategies, strategy);
+    out << "  csv using (strcol(1) eq " << gnuplot_string(solver) << " && strcol(2) eq " << gnuplot_string(strategy)
+        << " ? error(" << kErrorColumn << ") : NaN):" << kRhsColumn << " with linespoints linecolor " << strategy_number
+        << " pointtype " << solver_number << " dashtype " << solver_number << " title "
+        << gnuplot_string(solver + " " + strategy) << (i + 1 < series.size() ? ", \\\n" : "\n");
+  }
+}
+
+int workprecision(const WorkPrecisionRequest& request) {
+  const std::vector<double> rtols = rtol_sweep(request);
+  const std::vector<std::string> strategies = checked_strategies(request.strategies);
+  const std::vector<std::string> solvers =
+      request.solvers.empty() ? adaptive_solvers() : checked_solvers(request.solvers);
+  const ParameterValues values = request.choice.values();
+  SimulationOptions base = request.options;
+  base.solver = solvers.front();
+  check_common_options(request.choice, values, base);
+  std::string why_not;
+  const std::optional<Reference> reference = reference_for(request.choice, values, base.t_end, &why_not);
+  if (!reference) throw InvalidArgument("workprecision needs a reference: " + why_not);
+
+  const std::vector<Evaluation> runs =
+      evaluate(request.choice, values, sweep_runs(base, solvers, strategies, rtols, request.atol_factor), &*reference);
+
+  Table shown, exact;
+  shown.header = exact.header = kHeader;
+  std::map<std::string, std::string> skipped;  // "solver strategy" -> why
+  std::vector<std::pair<std::string, std::string>> series;
+  bool any_point = false;
+  for (const auto& run : runs) {
+    const std::pair<std::string, std::string> key = {run.solver_label(), run.options.strategy};
+    if (run.outcome == Outcome::kSkipped) {
+      skipped[key.first + " " + key.second] = run.note;
+      continue;
+    }
+    if (series.empty() || series.back() != key) series.push_back(key);
+    any_point = any_point || run.match->matched > 0;
+    shown.rows.push_back(cells_of(run, *reference, Precision::kShort));
+    exact.rows.push_back(cells_of(run, *reference, Precision::kExact));
+  }
+
+  const std::filesystem::path out_dir = std::filesystem::absolute(request.out_dir);
+  std::filesystem::create_directories(out_dir);
+  const auto csv = out_dir / "workprecision.csv", gp = out_dir / "workprecision.gp", png = out_dir / "workprecision.png";
+  exact.write_csv(csv);
+  std::ostringstream title;
+  title << request.choice.model << " to t_end = " << base.t_end << ", " << request.choice.scalar
+        << ": rtol from " << request.rtol_from << " to " << request.rtol_to << ", atol = " << request.atol_factor
+        << " rtol";
+  write_gnuplot_script(gp, csv, png, title.str(), series);
+
+  std::cout << title.str() << "; errors against the reference (" << reference->method << ")\n\n";
+  shown.print(std::cout);
+  for (const auto& [combination, why] : skipped) std::cout << "not run: " << combination << " (" << why << ")\n";
+  std::cout << "\nwrote " << csv.string() << ", " << gp.string() << "\n";
+  if (!any_point) {
+    std::cout << "note: no run matched a reference event; " << png.filename().string() << " not drawn\n";
+  } else if (!program_on_path("gnuplot")) {
+    std::cout << "note: gnuplot is not installed (scripts/setup.sh installs gnuplot-nox); draw the figure later "
+                 "with: gnuplot "
+              << gp.string() << "\n";
+  } else {
+    const int status = std::system(("gnuplot " + shell_word(gp.string())).c_str());
+    if (status != 0) throw Error("gnuplot failed on " + gp.string() + " (status " + std::to_string(status) + ")");
+    std::cout << "wrote " << png.string() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_workprecision_command(CLI::App& app, int* verbosity) {
+  auto request = std::make_shared<WorkPrecisionRequest>();
+  CLI::App* cmd =
+      app.add_subcommand("workprecision", "event-time error against work over a sweep of tolerances (CSV, PNG)");
+  add_model_options(cmd, &request->choice);
+  cmd->add_option("--t-end", request->options.t_end, "end time [s]")->default_val(request->options.t_end);
+  add_strategy_tuning_options(cmd, &request->options);
+  add_strategies_option(cmd, &request->strategies, "every strategy");
+  add_solvers_option(cmd, &request->solvers, "every adaptive solver");
+  cmd->add_option("--rtol-from", request->rtol_from, "first rtol of the sweep")->default_val(request->rtol_from);
+  cmd->add_option("--rtol-to", request->rtol_to, "last rtol of the sweep")->default_val(request->rtol_to);
+  cmd->add_option("--per-decade", request->per_decade, "tolerances per decade")->default_val(request->per_decade);
+  cmd->add_option("--atol-factor", request->atol_factor, "atol = atol-factor * rtol")
+      ->default_val(request->atol_factor);
+  cmd->add_option("--out", request->out_dir, "write workprecision.csv, .gp and .png here")->required();
+  add_verbosity_flag(cmd, verbosity);
+  return {cmd, [request] { return workprecision(*request); }};
+}
+
+}  // namespace hysim::app
