@@ -46,7 +46,8 @@ namespace hysim {
 struct SimulationOptions {
   double t_end = 1.0;            // [s] end of the run; the run covers [t0, t_end]
   std::string solver = "dopri5";  // a name from solver_catalog()
-  std::string strategy = "bisection";  // a name from strategy_catalog() (events/strategy.hpp)
+  std::string strategy = "gamma-refine";  // a name from strategy_catalog() (events/strategy.hpp);
+                                         //     the default: exact, one-sided, grazing-safe, cheapest
   double rtol = 1e-6;            // relative tolerance of adaptive solvers
   double atol = 1e-9;            // absolute tolerance of adaptive solvers
   double initial_step = 0.0;     // [s] first step; 0: Hairer & Wanner's starting-step estimate
