@@ -26,8 +26,9 @@
 // its internal order: the largest r such that the stage value Y_i = x0 + h sum_j a_ij k_j
 // satisfies the order conditions sum_j a_ij Phi_j(tau) = c_i^|tau| / gamma(tau) of every rooted
 // tree tau with |tau| <= r (Butcher's; HNW I, II.2), so that Y_i - x(t0 + c_i h) = O(h^(r+1))
-// and k_i = f(Y_i) has the same error. We computed these in exact rational arithmetic: every
-// stage of Cash-Karp has internal order <= 2 (too low to be used directly); stages 6 to 11 of
+// and k_i = f(Y_i) has the same error. In exact rational arithmetic
+// (solvers/dense_output_derivation.py, which also derives the weights below): every stage of
+// Cash-Karp has internal order <= 2 (too low to be used directly); stages 6 to 11 of
 // Fehlberg 7(8) have internal order 4.
 #include <algorithm>
 #include <array>

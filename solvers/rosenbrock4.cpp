@@ -22,7 +22,8 @@
 // std::allocator::construct, removed in C++20; boostorg/ublas#96); (2) its
 // default_rosenbrock_coefficients has d4 = +0.0362, where rodas.f has d4 = -0.0362: with the
 // wrong sign a non-autonomous field loses the method's order (one step on x' = 2t is not exact;
-// with -0.0362 it is, see tests/stepper_test.cpp). The coefficients below are rodas.f's.
+// with -0.0362 it is: solvers/dense_output_derivation.py, tests/solvers_test.cpp). The
+// coefficients below are rodas.f's.
 //
 // Jacobian and f_t: forward differences through the counted field, n + 1 evaluations, with the
 // increments of Hairer & Wanner's codes, delta_j = sqrt(eps max(1e-5, |x_j|)) (and the same in

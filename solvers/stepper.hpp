@@ -62,10 +62,14 @@ class Stepper {
   virtual void restart(Rhs<S> rhs, S t0, const S* x0, const S* dxdt0) = 0;
 
   // Attempts one step of size h from the current point. When accepted, the current point
-  // moves to t + h and the step's dense output becomes available on [t_previous, t_current].
+  // moves to t + h and the step's dense output becomes available on [t_previous, t_current];
+  // a rejected attempt leaves both unchanged. Every field evaluation goes through the Rhs;
+  // nothing is allocated after the first step.
   virtual StepOutcome<S> try_step(S h) = 0;
 
   // x(t) for t in [t_previous(), t_current()] from the last accepted step's dense output.
+  // Evaluates no field and allocates nothing; at t_previous() and t_current() it returns the
+  // stored points exactly.
   virtual void interpolate(S t, S* x) const = 0;
 
   virtual S t_current() const = 0;

@@ -62,7 +62,8 @@ namespace {
 //           g at c = (0, 0.386, 0.21, 0.63, 1, 1) and g'(t0): exact for x of degree 5 (one
 //           more than the order); for x' = 6t^5 over [0, 1], where g'(0) = 0 makes the
 //           finite difference exact, the step computed in exact rational arithmetic from
-//           rodas.f's decimal coefficients misses x(1) = 1 by +0.019171160478622384. Its
+//           rodas.f's decimal coefficients (solvers/dense_output_derivation.py) misses
+//           x(1) = 1 by +0.019171160478622384. Its
 //           coefficients have 16 digits and g'(t0) is a forward difference, so "exact" means
 //           to 1e-14 plus 100 sqrt(eps) relative. Each step accepted at once costs, for n = 1,
 //           J and f_t (2), stages 2..6 (5) and f(t1, x1) (1): 8; a rejected attempt costs its 5
