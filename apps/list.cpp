@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
+#include "apps/table.hpp"
 #include "events/strategy.hpp"
 #include "models/catalog.hpp"
 #include "solvers/stepper.hpp"
@@ -21,12 +22,15 @@ int list_catalogs() {
     for (const auto& preset : entry.presets) std::cout << "    preset " << preset.name << ": " << preset.description << "\n";
   }
   std::cout << "\nsolvers:\n";
-  for (const auto& solver : solver_catalog()) std::cout << "  " << std::left << std::setw(8) << solver.name << solver.description << "\n";
+  Table solvers;
+  for (const auto& solver : solver_catalog()) solvers.rows.push_back({"", solver.name, solver.description});
+  solvers.print(std::cout);
   std::cout << "\nstrategies:\n";
+  Table strategies;
   for (const auto& strategy : strategy_catalog()) {
-    std::cout << "  " << std::left << std::setw(14) << strategy.name << strategy.description << " (" << strategy.source
-              << ")\n";
+    strategies.rows.push_back({"", strategy.name, strategy.description + " (" + strategy.source + ")"});
   }
+  strategies.print(std::cout);
   return 0;
 }
 

@@ -13,7 +13,8 @@ void Table::print(std::ostream& out) const {
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    if (row.size() > width.size()) width.resize(row.size());
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
   auto print_line = [&](const std::vector<std::string>& line) {
     std::string text;
@@ -24,7 +25,7 @@ void Table::print(std::ostream& out) const {
     text.erase(text.find_last_not_of(' ') + 1);
     out << text << "\n";
   };
-  print_line(header);
+  if (!header.empty()) print_line(header);
   for (const auto& row : rows) print_line(row);
 }
 

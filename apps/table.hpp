@@ -14,7 +14,8 @@ struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
 
-  // Left-aligned columns as wide as their widest cell, two spaces apart.
+  // Left-aligned columns as wide as their widest cell, two spaces apart; no header line
+  // when the header is empty.
   void print(std::ostream& out) const;
   // RFC 4180: cells holding a comma, a quote or a line break are quoted.
   void write_csv(const std::filesystem::path& path) const;
