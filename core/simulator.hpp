@@ -1,20 +1,34 @@
 // The simulator: runs a hybrid model (core/model.hpp) through Algorithm 1 of 003, made
-// precise in DESIGN.md section 2.
+// precise in DESIGN.md section 2, with a pluggable event-detection strategy (events/strategy.hpp).
 //
 //   t = t0, x = x0, a = initial mode
 //   resolve the chain at t0 if a guard of a already fires            (events/chain.hpp)
 //   while t < t_end:
+//     limit    h = the integrator's proposal, capped by max_step, by the gamma rule
+//              h_ev = gamma |e / (de/dt)| of the approaching guards (gamma, gamma-refine;
+//              004 Algorithms 1-3, events/detection.hpp time_to_fire), and by t_end - t;
+//              the cap that bound is the step log's `limit`
 //     step     one accepted step [t, t + h] of the integrator, dense output kept
-//     detect   does a guard of a fire at t + h?                       (events/detection.hpp)
-//     locate   if so: bisection on the dense output keeps a bracket [t_a, t_b], guard not
-//              fired at t_a and fired at t_b, until t_b is the next representable time
-//              after t_a (or t_b - t_a <= event_tolerance); the event is at t_a with
-//              x- = x(t_a), on the PRE-event side of the surface (one-sided, 004)
-//     recurse  resolve the chain of transitions at t_a: reset, classify each mode visited
-//              (interior, boundary, pinnacle, mythical), continue while the next mode's
-//              guard fires at once, up to chain_limit
-//     record   every mode visited, with its class, x-, x+ and the guard that fired
-//     restart  the integrator at (t_a, x+) in the arrival mode
+//     detect   the first point of the step where a guard of a fires: its end, and for
+//              `sampled` first `samples` interior points of the dense output
+//     locate   step:          none; switch at the step's end (post-event side)
+//              gamma:         a step longer than h_min that crossed is taken back and
+//                             halved; a step of h_min that crossed puts the event at its start
+//              bisection, illinois, itp, gamma-refine, sampled: shrink a bracket [t_a, t_b]
+//                             on the dense output, guard not fired at t_a and fired at t_b,
+//                             until t_b is the next representable time after t_a (or
+//                             t_b - t_a <= event_tolerance); the event is at t_a with
+//                             x- = x(t_a), on the PRE-event side (one-sided, 004)
+//              double-sided:  the same bracket, but the run goes on from t_b (Ptolemy II)
+//     recurse  resolve the chain of transitions at the event: reset, classify each mode
+//              visited (interior, boundary, pinnacle, mythical), continue while the next
+//              mode's guard fires at once, up to chain_limit
+//     record   every mode visited, with its class, x-, x+, the guard that fired, and whether
+//              x- satisfies the mode left (one-sided, measured at every event)
+//     restart  the integrator at (t_a, x+) in the arrival mode, and re-arm its guards: an atom
+//              that holds at the entry point only because the point lies within the location
+//              bracket, and that the field drives out, is masked until it has left
+//              (events/detection.hpp, arm)
 //
 // Sliding: when a chain finds the fields on the two sides of a surface pointing into each
 // other (a cycle of boundary links, events/chain.hpp), it arrives in the first mode of the
