@@ -308,11 +308,7 @@ class Simulator<S>::Impl {
         t_lo = tj;
       }
     }
-    const int k = detector_.fired(mode_, t1, stepper_->x_current());
-    // Masks of re-armed atoms (events/detection.hpp, arm) hold for the whole step; whether they
-    // still apply is decided at its end, for the next step.
-    detector_.update_masks(mode_, t1, stepper_->x_current(), stepper_->dxdt_current());
-    return {k, t_lo, t1};
+    return {detector_.fired(mode_, t1, stepper_->x_current()), t_lo, t1};
   }
 
   // The strategy's locator on [t_lo, t_hi]. Interpolating locators follow the atom whose

@@ -62,69 +62,62 @@ class TransitionDetector {
       most_in_mode = std::max(most_in_mode, in_mode);
     }
     truth_.resize(most_atoms);
-    masked_.assign(most_in_mode, 0);
+    mask_until_.assign(most_in_mode, -std::numeric_limits<S>::infinity());
   }
 
-  // Re-arming after an event (CVODE's cvRcheck1-2 idea: a zero at the restart point is not a
-  // new event). The mode just entered at (t, x), with field value f, may have atoms that hold
-  // there only because the entry point lies on the pre-event side of a surface, within the
-  // location bracket: the field drives them out of their truth at once (the chain read them
-  // so, fired_after). Such an atom, in a guard that would fire literally, is masked: it reads
-  // false until update_masks sees it stop holding, or stop being driven out.
+  // Re-arming after an event (the idea of CVODE's cvRcheck1-2: a zero at the restart point is
+  // not a new event). The mode just entered at (t, x), with field value f, may have atoms that
+  // hold there only because the entry point lies on the pre-event side of a surface, within
+  // the location bracket: the field drives them out of their truth at once (the chain read
+  // them so, fired_after). Such an atom, in a guard that would fire literally, is masked: it
+  // reads false until it has had time to leave, t + 4 s/|ds/dt| + 16 ulp(t) by its linear
+  // rate (s its oriented value), and literally from then on, so that a later genuine crossing
+  // is found like any other. The mask is a function of time, the same for every probe.
   void arm(int mode, S t, const S* x, const S* f) {
-    std::fill(masked_.begin(), masked_.end(), 0);
+    using std::abs;
+    std::fill(mask_until_.begin(), mask_until_.end(), -std::numeric_limits<S>::infinity());
     any_masked_ = false;
     armed_mode_ = mode;
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const Guard<S>& guard = transitions[k].guard;
       const auto& atoms = guard.atoms();
-      bool fires = false;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
       }
-      fires = guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); });
-      if (!fires) continue;
+      if (!guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         if (!truth_[i]) continue;
-        if (leaving(mode, k, i, t, x, f)) {
-          masked_[offsets_[static_cast<std::size_t>(mode)][k] + i] = 1;
-          any_masked_ = true;
-        }
-      }
-    }
-  }
-
-  // At a step's end (t, x, f): a masked atom that no longer holds, or holds and is no longer
-  // driven out, is unmasked (from then on it fires like any other).
-  void update_masks(int mode, S t, const S* x, const S* f) {
-    if (!any_masked_ || mode != armed_mode_) return;
-    any_masked_ = false;
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const auto& atoms = transitions[k].guard.atoms();
-      for (std::size_t i = 0; i < atoms.size(); ++i) {
-        char& mask = masked_[offsets_[static_cast<std::size_t>(mode)][k] + i];
-        if (!mask) continue;
-        mask = relation_holds(atoms[i].relation, value(mode, k, i, t, x)) && leaving(mode, k, i, t, x, f);
-        any_masked_ = any_masked_ || mask;
+        const Atom<S>& atom = atoms[i];
+        const S e = value(mode, k, i, t, x);
+        const S ds = orient(atom.relation, atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e));
+        if (!(ds < S(0))) continue;  // not driven out: the guard genuinely fires
+        const S leave = orient(atom.relation, e) / -ds;
+        mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i] =
+            t + S(4) * leave + S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1));
+        any_masked_ = true;
       }
     }
   }
 
   bool any_masked() const { return any_masked_; }
 
+ private:
+  bool is_masked(int mode, std::size_t k, std::size_t i, const S& t) const {
+    return any_masked_ && mode == armed_mode_ && t < mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i];
+  }
+
+ public:
+
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
   int fired(int mode, S t, const S* x, bool literal = false) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    const bool masks = !literal && any_masked_ && mode == armed_mode_;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const Guard<S>& guard = transitions[k].guard;
       const auto& atoms = guard.atoms();
       for (std::size_t i = 0; i < atoms.size(); ++i) {
-        truth_[i] = !(masks && masked_[offsets_[static_cast<std::size_t>(mode)][k] + i]) &&
-                    relation_holds(atoms[i].relation, value(mode, k, i, t, x));
+        truth_[i] = !(!literal && is_masked(mode, k, i, t)) && relation_holds(atoms[i].relation, value(mode, k, i, t, x));
       }
       if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
         return static_cast<int>(k);
@@ -147,15 +140,13 @@ class TransitionDetector {
   // A masked atom (arm) is being driven out of its truth: it is predicted never to hold.
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    const bool masks = any_masked_ && mode == armed_mode_;
     Approach best;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
       const S tau = transitions[k].guard.time_to_true([&](int i, bool negate) {
         const auto ai = static_cast<std::size_t>(i);
         const S never = std::numeric_limits<S>::infinity();
-        const bool is_masked = masks && masked_[offsets_[static_cast<std::size_t>(mode)][k] + ai];
-        if (is_masked) return negate ? S(0) : never;
+        if (is_masked(mode, k, ai, t)) return negate ? S(0) : never;
         const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
         const S e = value(mode, k, ai, t, x);
         if (relation_holds(relation, e)) return S(0);
@@ -244,14 +235,6 @@ class TransitionDetector {
     return relation == Relation::kGreater || relation == Relation::kGreaterEqual ? v : -v;
   }
 
-  // Atom i of transition k holds at (t, x) and the field value f drives it out of its truth.
-  bool leaving(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
-    const Atom<S>& atom = atom_of(mode, k, i);
-    const S e = value(mode, k, i, t, x);
-    const S de = atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e);
-    return orient(atom.relation, de) < S(0);
-  }
-
   // The model's own de/dt, counted as a guard evaluation.
   S counted_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
     ++*guard_evals_;
@@ -272,8 +255,8 @@ class TransitionDetector {
   std::int64_t* guard_evals_;
   std::vector<S> probe_;
   std::vector<char> truth_;
-  std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in masked_
-  std::vector<char> masked_;                       // atoms of armed_mode_ read as false
+  std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in mask_until_
+  std::vector<S> mask_until_;                      // atoms of armed_mode_ read false before this time
   int armed_mode_ = -1;
   bool any_masked_ = false;
 };
