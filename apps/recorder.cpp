@@ -37,7 +37,7 @@ void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
     trajectory_ << '\n';
   }
   if (events_.is_open()) {
-    events_ << "index,t,from,to,class,guard";
+    events_ << "index,t,from,to,class,guard,one_sided";
     for (const auto& name : model.state_names) events_ << ',' << name;
     for (const auto& name : model.state_names) events_ << ',' << name << '+';
     events_ << '\n';
@@ -69,7 +69,8 @@ void Recorder<S>::on_event(const EventRecord<S>& record) {
   for (const S& v : record.x_pre) row.x_pre.push_back(format_scalar(v, kDigitsOf<S>));
   for (const S& v : record.x_post) row.x_post.push_back(format_scalar(v, kDigitsOf<S>));
   if (events_.is_open()) {
-    events_ << row.index << ',' << row.t << ',' << row.from << ',' << row.to << ',' << row.kind << ',' << row.guard;
+    events_ << row.index << ',' << row.t << ',' << row.from << ',' << row.to << ',' << row.kind << ',' << row.guard << ','
+            << (record.one_sided ? 1 : 0);
     for (const auto& v : row.x_pre) events_ << ',' << v;
     for (const auto& v : row.x_post) events_ << ',' << v;
     events_ << '\n';

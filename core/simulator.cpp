@@ -404,7 +404,7 @@ class Simulator<S>::Impl {
     // instant after entry, below the time resolution), chatters at the minimum step.
     chatter_next_step_ = record.kind == TransitionClass::kSliding || repeated;
     stepper_->restart(rhs_of(mode_), t_a, arrival.x, arrival.dxdt);
-    detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current());
+    detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current(), t_b, arrival.x_far);
     sample(t_a, stepper_->x_current());
   }
 

@@ -43,6 +43,7 @@ class TransitionChain {
     int mode = -1;
     const S* x = nullptr;
     const S* dxdt = nullptr;
+    const S* x_far = nullptr;  // the same arrival from the bracket's far side (t_b); nullptr: none
   };
 
   TransitionChain(const Model<S>& model, int chain_limit, TransitionDetector<S>* detector,
@@ -111,7 +112,7 @@ class TransitionChain {
       }
       if (next.index < 0 || kind == TransitionClass::kSliding) {
         // base_a_ holds the arrival state (committed above).
-        return {to, base_a_.data(), field_.data()};
+        return {to, base_a_.data(), field_.data(), x_b != nullptr ? base_b_.data() : nullptr};
       }
       remember(visited++, to, transition, kind, base_a_);
       from = to;

@@ -67,13 +67,15 @@ class TransitionDetector {
 
   // Re-arming after an event (the idea of CVODE's cvRcheck1-2: a zero at the restart point is
   // not a new event). The mode just entered at (t, x), with field value f, may have atoms that
-  // hold there only because the entry point lies on the pre-event side of a surface, within
-  // the location bracket: the field drives them out of their truth at once (the chain read
-  // them so, fired_after). Such an atom, in a guard that would fire literally, is masked: it
-  // reads false until it has had time to leave, t + 4 s/|ds/dt| + 16 ulp(t) by its linear
-  // rate (s its oriented value), and literally from then on, so that a later genuine crossing
-  // is found like any other. The mask is a function of time, the same for every probe.
-  void arm(int mode, S t, const S* x, const S* f) {
+  // hold there only because the entry point lies on the pre-event side of a surface: the same
+  // arrival seen from the far side of the location bracket, (t_far, x_far), does not satisfy
+  // them (or, without a bracket, they sit exactly at 0), and the field drives them out of their
+  // truth (the chain read them so, fired_after). Such an atom, in a guard that would fire
+  // literally, is masked: it reads false until it has had time to leave by its linear rate,
+  // t + 4 s/|ds/dt| + 16 ulp(t) (s its oriented value), and literally from then on, so that a
+  // later genuine crossing is found like any other. The mask is a function of time, the same
+  // for every probe.
+  void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) {
     using std::abs;
     std::fill(mask_until_.begin(), mask_until_.end(), -std::numeric_limits<S>::infinity());
     any_masked_ = false;
@@ -90,8 +92,11 @@ class TransitionDetector {
         if (!truth_[i]) continue;
         const Atom<S>& atom = atoms[i];
         const S e = value(mode, k, i, t, x);
+        const bool on_surface =
+            x_far != nullptr ? !relation_holds(atom.relation, value(mode, k, i, t_far, x_far)) : e == S(0);
+        if (!on_surface) continue;  // holds on both sides: the guard genuinely fires
         const S ds = orient(atom.relation, atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e));
-        if (!(ds < S(0))) continue;  // not driven out: the guard genuinely fires
+        if (!(ds < S(0))) continue;  // not driven out: it fires
         const S leave = orient(atom.relation, e) / -ds;
         mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i] =
             t + S(4) * leave + S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1));

@@ -55,7 +55,7 @@ check "trajectory.csv written" test -f "$OUT/trajectory.csv"
 check "stats.json written" test -f "$OUT/stats.json"
 
 header=$(head -n 1 "$OUT/events.csv" 2>/dev/null)
-check "events.csv header" test "$header" = "index,t,from,to,class,guard,omega,phi,saw,omega+,phi+,saw+"
+check "events.csv header" test "$header" = "index,t,from,to,class,guard,one_sided,omega,phi,saw,omega+,phi+,saw+"
 IFS=, read -r index t from to class guard _ <<<"$(sed -n 2p "$OUT/events.csv" 2>/dev/null)"
 check "first event is number 1" test "${index:-}" = 1
 check "first event time starts 0.0449489742783178 (got ${t:-})" test "${t:0:18}" = "0.0449489742783178"
