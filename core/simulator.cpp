@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "events/chain.hpp"
 #include "events/detection.hpp"
+#include "events/event_emitter.hpp"
 #include "events/location.hpp"
 #include "peers/cvode.hpp"
 #include "solvers/stepper.hpp"
@@ -82,6 +83,7 @@ class Simulator<S>::Impl {
                                  StepperTolerances<S>{S(options_.rtol), S(options_.atol)})),
         detector_(model, &stats_.guard_evals),
         chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
+        emitter_(model, options_.chain_limit, &chain_, &stats_),
         x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_) {
     if (!(S(options_.t_end) > model.t0)) {
       throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
@@ -101,8 +103,7 @@ class Simulator<S>::Impl {
     observer_ = observer;
     strategy_ = parse_strategy(options_.strategy);
     stats_ = RunStatistics{};
-    last_event_t_ = -std::numeric_limits<S>::infinity();
-    events_at_same_t_ = 0;
+    emitter_.reset(observer);
     chatter_next_step_ = false;
     const S t_end = S(options_.t_end);
     S t = model_.t0;
@@ -361,50 +362,18 @@ class Simulator<S>::Impl {
 
   // Resolves the chain at t_a, records it, and restarts the stepper in the arrival mode.
   void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition) {
-    const bool repeated = t_a == last_event_t_;
-    if (repeated) {
-      if (++events_at_same_t_ > options_.chain_limit) {
-        throw SimulationError(where(t_a) + ": " + std::to_string(events_at_same_t_) +
-                              " events at the same time; the run does not advance (chattering at a surface?)");
-      }
-    } else {
-      events_at_same_t_ = 0;
-      last_event_t_ = t_a;
-    }
-    ++stats_.events;
     // One-sided (004): x- satisfies the mode being left, i.e. none of its guards fires there.
     // Measured, not assumed; the check is not counted as work of the strategy.
     const std::int64_t guard_evals = stats_.guard_evals;
     const bool one_sided = detector_.fired(mode_, t_a, x_a, /*literal=*/true) < 0;
     stats_.guard_evals = guard_evals;
-    if (one_sided) ++stats_.one_sided_events;
-    EventRecord<S> record;
-    record.one_sided = one_sided;
-    record.index = stats_.events;
-    record.t = t_a;
-    record.t_bracket = t_b;
-    const auto arrival = chain_.resolve(
-        mode_, transition, t_a, x_a, t_b, x_b,
-        [this, &record](int from, int to, TransitionClass kind, std::string_view guard, std::span<const S> x_pre,
-                        std::span<const S> x_post) {
-          ++stats_.transitions;
-          record.from = from;
-          record.to = to;
-          record.kind = kind;
-          record.guard = guard;
-          record.x_pre = x_pre;
-          record.x_post = x_post;
-          HYSIM_LOG_INFO("event {} t = {:.17g}: {} -> {} ({}, guard {})", record.index, to_double(record.t),
-                      model_.modes[static_cast<std::size_t>(from)].name,
-                      model_.modes[static_cast<std::size_t>(to)].name, transition_class_name(kind), guard);
-          if (observer_) observer_->on_event(record);
-        });
-    mode_ = arrival.mode;
+    const auto outcome = emitter_.take(mode_, transition, t_a, x_a, t_b, x_b, one_sided);
+    mode_ = outcome.arrival.mode;
     // A sliding arrival, or a mode left at the very time it was entered (its guard fired an
     // instant after entry, below the time resolution), chatters at the minimum step.
-    chatter_next_step_ = record.kind == TransitionClass::kSliding || repeated;
-    stepper_->restart(rhs_of(mode_), t_a, arrival.x, arrival.dxdt);
-    detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current(), t_b, arrival.x_far);
+    chatter_next_step_ = outcome.last_kind == TransitionClass::kSliding || outcome.repeated;
+    stepper_->restart(rhs_of(mode_), t_a, outcome.arrival.x, outcome.arrival.dxdt);
+    detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current(), t_b, outcome.arrival.x_far);
     sample(t_a, stepper_->x_current());
   }
 
@@ -452,12 +421,11 @@ class Simulator<S>::Impl {
   RunStatistics stats_;
   TransitionDetector<S> detector_;
   TransitionChain<S> chain_;
+  EventEmitter<S> emitter_;
   std::vector<S> x_a_, x_b_, x_mid_, scratch_;
   Observer<S>* observer_ = nullptr;
   Strategy strategy_ = Strategy::kBisection;
   int mode_ = 0;
-  S last_event_t_ = S(0);
-  int events_at_same_t_ = 0;
   bool chatter_next_step_ = false;
 };
 

@@ -9,8 +9,8 @@
 //   record    per mode visited: transitions += 1, one EventRecord to Observer::on_event,
 //             one info line to the log
 //
-// Simulator::Impl::take_event (core/simulator.cpp) makes the same calls inline with
-// same_time = 0; the CVODE peer (peers/cvode.cpp) uses this class.
+// Both drivers use it: Simulator::Impl::take_event (core/simulator.cpp, same_time = 0) and
+// the CVODE peer (peers/cvode.cpp).
 #pragma once
 
 #include <cmath>
