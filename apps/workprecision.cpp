@@ -92,7 +92,7 @@ std::vector<SimulationOptions> sweep_runs(const SimulationOptions& base, const s
 }
 
 // The columns of workprecision.csv; the gnuplot script reads them by position.
-constexpr int kErrorColumn = 5, kRhsColumn = 8;
+constexpr int kErrorColumn = 5, kMissedColumn = 6, kRhsColumn = 8;
 const std::vector<std::string> kHeader = {"solver",   "strategy",  "rtol", "atol",         "max_abs_dt", "missed",
                                           "spurious", "rhs_evals", "steps", "wall_seconds", "note"};
 
@@ -162,7 +162,7 @@ void write_gnuplot_script(const std::filesystem::path& gp, const std::filesystem
       << "set grid\n"
       << "set key bmargin center horizontal maxrows 12\n"
       << "set title " << gnuplot_string(title) << "\n"
-      << "set xlabel \"max |t - t*| over matched events [s]\" offset 0,0.5\n"
+      << "set xlabel \"max |t - t*| over matched events [s] (runs that missed an event are not drawn)\" offset 0,0.5\n"
       << "set ylabel \"RHS evaluations\"\n"
       << "floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here\n"
       << "error(c) = column(c) > floor ? column(c) : floor\n"
@@ -179,7 +179,7 @@ void write_gnuplot_script(const std::filesystem::path& gp, const std::filesystem
     const auto& [solver, strategy] = series[i];
     const int solver_number = number_of(solvers, solver), strategy_number = number_of(strategies, strategy);
     out << "  csv using (strcol(1) eq " << gnuplot_string(solver) << " && strcol(2) eq " << gnuplot_string(strategy)
-        << " ? error(" << kErrorColumn << ") : NaN):" << kRhsColumn << " with linespoints linecolor " << strategy_number
+        << " && column(" << kMissedColumn << ") == 0 ? error(" << kErrorColumn << ") : NaN):" << kRhsColumn << " with linespoints linecolor " << strategy_number
         << " pointtype " << solver_number << " dashtype " << solver_number << " title "
         << gnuplot_string(solver + " " + strategy) << (i + 1 < series.size() ? ", \\\n" : "\n");
   }
