@@ -2,10 +2,7 @@
 // exact matches, a missed pair, a spurious event, a shifted event inside and outside its
 // window, a guard that does not agree, the open window at the end of a run, and the errors
 // of numbered events in the layout of 004, Table 1.
-//
-// apps/ is not part of the engine library the tests link, so the unit's source is compiled
-// into this test directly.
-#include "apps/matching.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "apps/matching.hpp"
 
 #include <gtest/gtest.h>
 
