@@ -34,6 +34,9 @@ void add_strategy_tuning_options(CLI::App* command, SimulationOptions* options) 
       ->default_val(defaults.gamma);
   command->add_option("--h-min", options->h_min, "smallest step of the gamma approach [s]")
       ->default_val(defaults.h_min);
+  command->add_option("--refine-gamma", options->refine_gamma,
+                      "strategy gamma-refine: multiple of the predicted time to a guard a step may cover, 0 < r < 2")
+      ->default_val(defaults.refine_gamma);
   command->add_option("--samples", options->samples, "strategy sampled: interior points checked per step")
       ->default_val(defaults.samples);
 }
@@ -94,6 +97,7 @@ nlohmann::json options_json(const SimulationOptions& o, const ModelChoice& choic
           {"event_tolerance", o.event_tolerance},
           {"gamma", o.gamma},
           {"h_min", o.h_min},
+          {"refine_gamma", o.refine_gamma},
           {"samples", o.samples},
           {"chain_limit", o.chain_limit},
           {"event_limit", o.event_limit},

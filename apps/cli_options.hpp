@@ -1,6 +1,6 @@
 // Options and JSON fragments that several `hysim` subcommands share: the model with its
 // scalar type, preset and parameters; tolerances and end time; the strategies' tuning
-// (--gamma, --h-min, --samples); verbosity; the options and statistics blocks of the JSON
+// (--gamma, --h-min, --refine-gamma, --samples); verbosity; the options and statistics blocks of the JSON
 // reports; and dispatch on the scalar type.
 #pragma once
 
@@ -33,7 +33,7 @@ struct ModelChoice {
 void add_model_options(CLI::App* command, ModelChoice* choice);
 // --t-end, --rtol, --atol, with SimulationOptions' defaults.
 void add_tolerance_options(CLI::App* command, SimulationOptions* options);
-// --gamma, --h-min, --samples: the tuning of the gamma and sampled strategies.
+// --gamma, --h-min, --refine-gamma, --samples: the tuning of the gamma and sampled strategies.
 void add_strategy_tuning_options(CLI::App* command, SimulationOptions* options);
 // -v / -vv.
 void add_verbosity_flag(CLI::App* command, int* verbosity);
