@@ -104,6 +104,7 @@ class Simulator<S>::Impl {
     strategy_ = parse_strategy(options_.strategy);
     stats_ = RunStatistics{};
     emitter_.reset(observer);
+    detector_.disarm();
     chatter_next_step_ = false;
     const S t_end = S(options_.t_end);
     S t = model_.t0;

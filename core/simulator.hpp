@@ -95,7 +95,7 @@ struct RunStatistics {
   std::int64_t steps_rejected = 0;
   std::int64_t rhs_evals = 0;        // evaluations of a mode's field f_a(t, x)
   std::int64_t guard_evals = 0;      // evaluations of an atom's event function e(t, x)
-  std::int64_t root_iterations = 0;  // bisection iterations (dense-output evaluations)
+  std::int64_t root_iterations = 0;  // trial points of the locator (dense-output evaluations)
   std::int64_t events = 0;           // event times (a chain at one time counts once)
   std::int64_t transitions = 0;      // modes visited at events (rows of events.csv)
   std::int64_t one_sided_events = 0; // events whose x- satisfies the old mode (no guard fired)
@@ -105,8 +105,9 @@ struct RunStatistics {
 template <class S>
 struct EventRecord {
   std::int64_t index = 0;       // 1-based event number
-  S t = S(0);                   // event time t_a (pre-event side of the bracket)
-  S t_bracket = S(0);           // t_b: the guard had fired there
+  S t = S(0);                   // event time: t_a, the pre-event end of the location bracket
+                                //   (double-sided: t_b; step: the step's end)
+  S t_bracket = S(0);           // the bracket's other end (= t when there is none)
   int from = -1;                // mode left
   int to = -1;                  // mode entered
   TransitionClass kind = TransitionClass::kInterior;

@@ -74,7 +74,17 @@ class TransitionDetector {
   // literally, is masked: it reads false until it has had time to leave by its linear rate,
   // t + 4 s/|ds/dt| + 16 ulp(t) (s its oriented value), and literally from then on, so that a
   // later genuine crossing is found like any other. The mask is a function of time, the same
-  // for every probe.
+  // for every probe. It never lasts more than kMaskLimitUlps ulps of t: a rate at the rounding
+  // level (a state converged onto a surface) can predict any leaving time, and a mask that
+  // long would hide genuine events.
+  static constexpr double kMaskLimitUlps = 1048576.0;  // 2^20
+
+  // No masks: a run starts with every atom read literally.
+  void disarm() {
+    any_masked_ = false;
+    armed_mode_ = -1;
+  }
+
   void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) {
     using std::abs;
     std::fill(mask_until_.begin(), mask_until_.end(), -std::numeric_limits<S>::infinity());
@@ -98,8 +108,9 @@ class TransitionDetector {
         const S ds = orient(atom.relation, atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e));
         if (!(ds < S(0))) continue;  // not driven out: it fires
         const S leave = orient(atom.relation, e) / -ds;
+        const S ulp = machine_epsilon<S>() * std::max<S>(abs(t), S(1));
         mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i] =
-            t + S(4) * leave + S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1));
+            t + std::min<S>(S(4) * leave, S(kMaskLimitUlps) * ulp) + S(16) * ulp;
         any_masked_ = true;
       }
     }

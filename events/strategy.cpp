@@ -20,7 +20,7 @@ const std::vector<StrategyInfo>& strategy_catalog() {
        "004, Algorithms 1-3, with 003's one-sided location"},
       {Strategy::kDoubleSided, "double-sided", "locate, then continue from the post-event side",
        "Ptolemy II (004, section 9)"},
-      {Strategy::kSampled, "sampled", "check interior points of each step's dense output, then bisect",
+      {Strategy::kSampled, "sampled", "check interior points of each step's dense output, then Illinois",
        "sampled zero-crossing detection (cf. DifferentialEquations.jl interp_points)"},
       {Strategy::kCvode, "cvode", "SUNDIALS CVODE with its own rootfinding, restarted after each event",
        "Hindmarsh et al., ACM TOMS 31(3), 2005"},
