@@ -81,7 +81,7 @@ class Simulator<S>::Impl {
         n_(model.state_size()),
         stepper_(make_stepper<S>(options_.solver, n_,
                                  StepperTolerances<S>{S(options_.rtol), S(options_.atol)})),
-        detector_(model, &stats_.guard_evals),
+        detector_(model, &stats_.guard_evals, &stats_.rhs_evals),
         chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
         emitter_(model, options_.chain_limit, &chain_, &stats_),
         x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_) {
@@ -147,7 +147,11 @@ class Simulator<S>::Impl {
         // (h_min under the gamma strategy, whose resolution in time it is).
         cap(strategy_ == Strategy::kGamma ? S(options_.h_min) : min_step(t), StepLimit::kMinimum);
       } else if (strategy_ == Strategy::kGamma || strategy_ == Strategy::kGammaRefine) {
-        cap(event_step(t), StepLimit::kGamma);
+        // gamma-refine: never below 1e-6 of the integrator's proposal; the refinement makes
+        // the step's end irrelevant to accuracy, and at a flat (multiple) root the linear
+        // prediction collapses, which would otherwise crawl at the minimum step.
+        cap(strategy_ == Strategy::kGammaRefine ? std::max<S>(event_step(t), h_try * S(1e-6)) : event_step(t),
+            StepLimit::kGamma);
         if (strategy_ == Strategy::kGamma && limit == StepLimit::kGamma && h_try < S(options_.h_min)) {
           // 004: the approach does not go below h_min; this step may cross the surface.
           h_try = S(options_.h_min);

@@ -48,8 +48,10 @@ struct FiredTransition {
 template <class S>
 class TransitionDetector {
  public:
-  TransitionDetector(const Model<S>& model, std::int64_t* guard_evals)
-      : model_(model), guard_evals_(guard_evals), probe_(model.state_size()) {
+  // rhs_evals counts the field evaluations of second-order rate probes (fired_after); may be null.
+  TransitionDetector(const Model<S>& model, std::int64_t* guard_evals, std::int64_t* rhs_evals = nullptr)
+      : model_(model), guard_evals_(guard_evals), rhs_evals_(rhs_evals), probe_(model.state_size()),
+        slope_(model.state_size()) {
     std::size_t most_atoms = 0, most_in_mode = 0;
     offsets_.resize(model.modes.size());
     for (std::size_t m = 0; m < model.modes.size(); ++m) {
@@ -217,7 +219,9 @@ class TransitionDetector {
           continue;
         }
         // Its zero is inside the bracket: the truth an instant later is the sign of de/dt.
-        const S rate = atom_rate(mode, k, i, t_a, x_a, f, e_a);
+        S rate = atom_rate(mode, k, i, t_a, x_a, f, e_a);
+        // A tangent entry (de/dt = 0 to first order): the sign comes from the second order.
+        if (rate == S(0)) rate = second_order_rate(mode, k, i, t_a, x_a, f, e_a);
         truth_[i] = rate == S(0) ? holds_a : relation_holds(relation, rate);
         any_surface = true;
       }
@@ -257,6 +261,19 @@ class TransitionDetector {
     return atom_of(mode, k, i).rate(t, x, f);
   }
 
+  // The mean rate of e over [t, t + d] along a Heun step of the mode's field (second order
+  // in d): x(t + d) ~ x + d (f + f(t + d, x + d f)) / 2. One field evaluation.
+  S second_order_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
+    using std::abs;
+    using std::sqrt;
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    if (rhs_evals_ != nullptr) ++*rhs_evals_;
+    model_.modes[static_cast<std::size_t>(mode)].field(t + d, probe_.data(), slope_.data());
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * (f[j] + slope_[j]) / 2;
+    return (value(mode, k, i, t + d, probe_.data()) - e0) / d;
+  }
+
   // de/dt along f by a forward directional difference: (e(t + d, x + d f) - e(t, x)) / d,
   // d = sqrt(eps) max(|t|, 1). Only the sign is used.
   S atom_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
@@ -269,7 +286,8 @@ class TransitionDetector {
 
   const Model<S>& model_;
   std::int64_t* guard_evals_;
-  std::vector<S> probe_;
+  std::int64_t* rhs_evals_;
+  std::vector<S> probe_, slope_;
   std::vector<char> truth_;
   std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in mask_until_
   std::vector<S> mask_until_;                      // atoms of armed_mode_ read false before this time

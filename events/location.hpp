@@ -16,7 +16,9 @@
 //             modification (halve the value kept twice in a row; Dowell & Jarratt, BIT 11,
 //             1971), as in CVODE's cvRootfind: superlinear on a simple root;
 //   itp       interpolate, truncate, project (Oliveira & Takahashi, ACM TOMS 47(1), 2021):
-//             never more iterations than bisection plus one, superlinear on a smooth root.
+//             reaches a width of 2 eps in at most n_1/2 + 1 trial points (n_1/2 the count
+//             bisection needs for that width), superlinear on a smooth root; the last halvings
+//             down to adjacent floats cost at most two more than bisection's.
 // When phi disagrees with `fired` (a compound guard, or rounding at the last ulps) the
 // interpolating locators take the midpoint instead.
 #pragma once
@@ -54,10 +56,11 @@ bool splittable(const S& t_a, const S& t_b) {
   return mid > t_a && mid < t_b;
 }
 
-// phi has the sign `fired` implies: usable for interpolation.
+// phi has the sign `fired` implies (0 allowed: a trial point exactly on the root): usable
+// for interpolation.
 template <class S>
 bool consistent(const Probe<S>& p) {
-  return p.fired ? p.phi > S(0) : p.phi < S(0);
+  return p.fired ? p.phi >= S(0) : p.phi <= S(0);
 }
 
 }  // namespace detail
@@ -71,20 +74,33 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
   using std::abs;
   bool interpolate = locator != Locator::kBisection && phi_a < S(0) && phi_b > S(0);
   int kept_a = 0, kept_b = 0;  // Illinois: how many times in a row each end was kept
+  // Illinois' safeguard (as in Dekker's and Brent's methods): when its steps have not halved
+  // the bracket in three trial points (a flat, multiple root), the next point is the midpoint.
+  S width_mark = t_b - t_a;
+  int since_halving = 0;
 
   // ITP's constants (Oliveira & Takahashi, section 3): kappa1 = 0.2 / (b - a), kappa2 = 2,
   // n0 = 1, and the projection radius r_j = eps 2^(n_max - j) - (b - a) / 2 with eps half the
   // final width; 2^(n_max - j) is kept as a number halved each iteration.
   const S width0 = t_b - t_a;
   const S kappa1 = S(0.2) / width0;
-  const S eps = std::max<S>(tolerance / 2, machine_epsilon<S>() * std::max<S>(abs(t_a), abs(t_b)));
+  // eps: half the final width, one ulp of t or the tolerance, so that ITP's iteration bound
+  // covers the whole location.
+  const S eps = std::max<S>(tolerance / 2, machine_epsilon<S>() / 4 * std::max<S>(abs(t_a), abs(t_b)));
   S pow2 = S(2);  // 2^(n0 + n_1/2) with n_1/2 = ceil(log2(width0 / (2 eps)))
   for (S w = width0; w > 2 * eps; w /= 2) pow2 *= 2;
 
   while (t_b - t_a > tolerance && detail::splittable(t_a, t_b)) {
     const S mid = t_a + (t_b - t_a) / 2;
     S t = mid;
-    if (interpolate) {
+    if (t_b - t_a <= width_mark / 2) {
+      width_mark = t_b - t_a;
+      since_halving = 0;
+    }
+    if (interpolate && locator == Locator::kIllinois && ++since_halving > 3) {
+      width_mark = t_b - t_a;  // the midpoint halves it
+      since_halving = 0;
+    } else if (interpolate) {
       const S t_falsi = (t_a * phi_b - t_b * phi_a) / (phi_b - phi_a);  // regula falsi point
       if (locator == Locator::kIllinois) {
         t = t_falsi;

