@@ -54,14 +54,28 @@ inline Relation negated(Relation relation) {
 template <class S>
 using EventRate = std::function<S(S t, const S* x, const S* f)>;
 
-// An atom of a guard: e(t, x) REL 0, with a readable name of e. `rate` is optional: when the
-// model gives it, the gamma rule uses it instead of a directional difference.
+// e(t, x, x+): an atom's value across a jump (003, Eq. 3: guards read gamma(x, x+)). x is the
+// a priori state (that of the last real mode), x+ the tentative state after the reset.
+template <class S>
+using JumpEventFunction = std::function<S(S t, const S* x_prior, const S* x_plus)>;
+
+// An atom of a guard: e(t, x) REL 0, with a readable name of e.
+//  * `rate` (optional): de/dt along a field value. The gamma rule, the boundary test and the
+//    sliding dynamics (lambda, DESIGN.md section 3) use it instead of a difference quotient;
+//    give it wherever a surface may carry a sliding mode, for lambda exact to rounding.
+//  * `jump` (optional): the atom's value across a jump, read by the transition chain only.
+//    Without it the atom reads the tentative state, e(t, x+), on both of the chain's tests,
+//    so firing there makes the mode mythical. An atom with a jump form can tell a jump from
+//    continuous motion: an impulse (zero when nothing jumps, the force acting an instant
+//    later: a boundary), or the a priori value (firing once x := x+ is committed: a pinnacle).
+//    During continuous evolution the atom reads e(t, x).
 template <class S>
 struct Atom {
   std::string name;
   EventFunction<S> e;
   Relation relation = Relation::kLessEqual;
   EventRate<S> rate;
+  JumpEventFunction<S> jump;
 };
 
 template <class S>
@@ -76,10 +90,12 @@ class Guard {
 
   Guard() = default;
 
-  // The guard that holds when e(t, x) REL 0; `rate` (optional) is de/dt along a field value.
-  static Guard atom(std::string name, EventFunction<S> e, Relation relation, EventRate<S> rate = {}) {
+  // The guard that holds when e(t, x) REL 0; `rate` (optional) is de/dt along a field value,
+  // `jump` (optional) the atom's value across a jump (Atom).
+  static Guard atom(std::string name, EventFunction<S> e, Relation relation, EventRate<S> rate = {},
+                    JumpEventFunction<S> jump = {}) {
     Guard g;
-    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate)});
+    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump)});
     g.nodes_.push_back(Node{Kind::kAtom, 0, {}});
     g.root_ = 0;
     return g;

@@ -54,7 +54,6 @@ void Model<S>::finalize() {
   seen.clear();
   for (auto& mode : modes) {
     if (!seen.insert(mode.name).second) throw ModelError(where + ": mode '" + mode.name + "' is named twice");
-    if (!mode.field) throw ModelError(where + ", mode '" + mode.name + "': no field");
     for (auto& transition : mode.transitions) {
       transition.target = find_mode(transition.target_name);
       if (transition.target < 0) {
@@ -69,6 +68,17 @@ void Model<S>::finalize() {
   }
   if (initial_mode < 0 || initial_mode >= static_cast<int>(modes.size())) {
     throw ModelError(where + ": initial mode index " + std::to_string(initial_mode) + " out of range");
+  }
+  if (!modes[static_cast<std::size_t>(initial_mode)].field) {
+    throw ModelError(where + ": the initial mode '" + modes[static_cast<std::size_t>(initial_mode)].name +
+                     "' is algebraic (no field)");
+  }
+  if (!zeno.mode_name.empty()) {
+    zeno.mode = find_mode(zeno.mode_name);
+    if (zeno.mode < 0) throw ModelError(where + ": unknown Zeno continuation mode '" + zeno.mode_name + "'");
+    if (!modes[static_cast<std::size_t>(zeno.mode)].field) {
+      throw ModelError(where + ": the Zeno continuation mode '" + zeno.mode_name + "' is algebraic (no field)");
+    }
   }
   if (x0.size() != state_names.size()) {
     throw ModelError(where + ": initial state has " + std::to_string(x0.size()) +

@@ -40,13 +40,26 @@ struct Transition {
 
 // A mode a in I with its field f_a and its outgoing transitions, in priority order: when
 // several guards fire at the same point, the first one declared is taken (a documented,
-// deterministic order).
+// deterministic order). A mode without a field is algebraic: it can only be a pinnacle or
+// mythical (003, Table 1: "no continuous evolution"); a chain that would rest in it is an
+// error naming it.
 template <class S>
 struct Mode {
   std::string name;
   std::string description;
-  FieldFunction<S> field;
+  FieldFunction<S> field;  // empty: algebraic (pinnacle-only) mode
   std::vector<Transition<S>> transitions;
+};
+
+// What follows a Zeno accumulation (DESIGN.md section 3, item 5): at the estimated
+// accumulation time t_inf the run enters `mode_name` with x+ = reset(t_inf, x), x the state
+// after the last event before t_inf; for the bouncing ball, "at rest on the floor". A model
+// without one stops there with RunReason::kZeno.
+template <class S>
+struct ZenoContinuation {
+  std::string mode_name;  // empty: the model declares no continuation
+  int mode = -1;          // set by Model::finalize
+  ResetFunction<S> reset; // empty: identity
 };
 
 template <class S>
@@ -58,6 +71,7 @@ struct Model {
   int initial_mode = 0;
   S t0 = S(0);
   std::vector<S> x0;
+  ZenoContinuation<S> zeno;
 
   std::size_t state_size() const { return state_names.size(); }
 
@@ -71,7 +85,7 @@ struct Model {
   int find_mode(const std::string& mode_name) const;
 
   // Resolves transition targets by name and checks that the model is well formed: unique
-  // mode names, known targets, fields present, x0 of the right size, initial mode valid.
+  // mode names, known targets, a field in the initial mode and the Zeno continuation's mode, x0 of the right size, initial mode valid.
   // Throws ModelError naming the model, the mode and the transition at fault.
   void finalize();
 };

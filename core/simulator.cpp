@@ -32,6 +32,7 @@ const char* run_reason_name(RunReason reason) {
   switch (reason) {
     case RunReason::kReachedEnd: return "reached t_end";
     case RunReason::kEventLimit: return "event limit";
+    case RunReason::kZeno: return "Zeno accumulation";
   }
   return "?";
 }
@@ -68,6 +69,10 @@ void SimulationOptions::validate() const {
   require(std::isfinite(refine_gamma) && refine_gamma > 0 && refine_gamma < 2, "refine_gamma",
           "0 < refine_gamma < 2", refine_gamma);
   require(samples >= 1, "samples", "samples >= 1", samples);
+  require(zeno_events >= 3, "zeno_events", "zeno_events >= 3", zeno_events);
+  require(std::isfinite(zeno_ratio_tolerance) && zeno_ratio_tolerance > 0, "zeno_ratio_tolerance",
+          "zeno_ratio_tolerance > 0", zeno_ratio_tolerance);
+  require(std::isfinite(zeno_horizon) && zeno_horizon > 0, "zeno_horizon", "zeno_horizon > 0", zeno_horizon);
   require(chain_limit >= 1, "chain_limit", "chain_limit >= 1", chain_limit);
   require(event_limit >= 1, "event_limit", "event_limit >= 1", static_cast<double>(event_limit));
 }

@@ -78,6 +78,13 @@ struct SimulationOptions {
                                  //     predicted time to an approaching guard; < 2, so that one
                                  //     step cannot hold both crossings of a locally quadratic e
   int samples = 4;               // strategy sampled: interior points of each step checked
+  bool sliding = true;           // move along a sliding surface with the equivalent (Filippov)
+                                 //     dynamics; false: the two modes chatter at the minimum step
+  int zeno_events = 8;           // Zeno: this many consecutive intervals between pinnacle events,
+                                 //     shrinking by a common ratio r < 1 (within zeno_ratio_tolerance)
+  double zeno_ratio_tolerance = 1e-3;  //     relative spread allowed among those ratios
+  double zeno_horizon = 1e-9;    // [s] ... and the predicted time left to the accumulation point,
+                                 //     r d / (1 - r) (d the last interval), at most this
   int chain_limit = 64;          // most modes one event may visit before the run fails
   std::int64_t event_limit = 10'000'000;  // the run stops (reason kEventLimit) after this many events
 
@@ -117,7 +124,7 @@ struct EventRecord {
   bool one_sided = true;        // x_pre satisfies the mode left (none of its guards fires)
 };
 
-enum class RunReason { kReachedEnd, kEventLimit };
+enum class RunReason { kReachedEnd, kEventLimit, kZeno };
 const char* run_reason_name(RunReason reason);
 
 template <class S>
@@ -125,6 +132,8 @@ struct RunResult {
   RunReason reason = RunReason::kReachedEnd;
   std::string message;   // one line: what happened
   S t = S(0);            // time reached
+  S t_zeno = S(0);       // the estimated Zeno accumulation time, when zeno_detected
+  bool zeno_detected = false;
   int mode = -1;         // mode at the end
   std::vector<S> x;      // state at the end
   RunStatistics stats;
