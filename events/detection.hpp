@@ -43,6 +43,7 @@ namespace hysim {
 struct FiredTransition {
   int index = -1;            // into Mode::transitions; -1: none fires
   bool on_surface = false;   // an atom's truth changes at the entry point (driven across)
+  int surface_atom = -1;     // the first such atom of the guard (the switching surface), or -1
 };
 
 template <class S>
@@ -199,6 +200,38 @@ class TransitionDetector {
     return -1;
   }
 
+  // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
+  // Table 2): at t_a with a priori state x_prior and state x (x = x_prior: no jump). Atoms with
+  // a jump form read jump(t, x_prior, x), the others e(t, x). An atom on its surface (value 0,
+  // or of another truth on the far side (t_b, x_b_prior, x_b) of the location bracket) is
+  // undecided there: the guard fires strictly when it is true whichever way the undecided
+  // atoms are read (all false, all true). x_b == nullptr: no bracket.
+  int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      bool any_undecided = false;
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        const Relation relation = atoms[i].relation;
+        const S v = jump_value(mode, k, i, t_a, x_prior, x);
+        const bool holds = relation_holds(relation, v);
+        const bool undecided =
+            v == S(0) || (x_b != nullptr && holds != relation_holds(relation, jump_value(mode, k, i, t_b, x_b_prior, x_b)));
+        truth_[i] = undecided ? kUndecided : static_cast<char>(holds);
+        any_undecided = any_undecided || undecided;
+      }
+      const auto read = [this](char undecided_as) {
+        return [this, undecided_as](int i) {
+          const char v = truth_[static_cast<std::size_t>(i)];
+          return static_cast<bool>(v == kUndecided ? undecided_as : v);
+        };
+      };
+      if (guard.evaluate(read(0)) && (!any_undecided || guard.evaluate(read(1)))) return static_cast<int>(k);
+    }
+    return -1;
+  }
+
   // The first transition of `mode` that fires an instant after t_a when the mode is entered
   // at (t_a, x_a) with field f = f_mode(t_a, x_a). (t_b, x_b) is the same arrival seen from
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
@@ -208,6 +241,7 @@ class TransitionDetector {
       const Guard<S>& guard = transitions[k].guard;
       const auto& atoms = guard.atoms();
       bool any_surface = false;
+      int surface_atom = -1;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         const Relation relation = atoms[i].relation;
         const S e_a = value(mode, k, i, t_a, x_a);
@@ -223,22 +257,29 @@ class TransitionDetector {
         // A tangent entry (de/dt = 0 to first order): the sign comes from the second order.
         if (rate == S(0)) rate = second_order_rate(mode, k, i, t_a, x_a, f, e_a);
         truth_[i] = rate == S(0) ? holds_a : relation_holds(relation, rate);
+        if (!any_surface) surface_atom = static_cast<int>(i);
         any_surface = true;
       }
       if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
-        return {static_cast<int>(k), any_surface};
+        return {static_cast<int>(k), any_surface, surface_atom};
       }
     }
     return {};
   }
 
  private:
+  static constexpr char kUndecided = 2;
+
   // e_i(t, x) of transition k of `mode`, counted; a NaN or Inf is an error that says where.
-  S value(int mode, std::size_t k, std::size_t i, S t, const S* x) {
+  S value(int mode, std::size_t k, std::size_t i, S t, const S* x) { return jump_value(mode, k, i, t, nullptr, x); }
+
+  // The atom across a jump x_prior -> x: its jump form when it has one and x_prior is given,
+  // else e(t, x). Counted; a NaN or Inf is an error that says where.
+  S jump_value(int mode, std::size_t k, std::size_t i, S t, const S* x_prior, const S* x) {
     const auto& m = model_.modes[static_cast<std::size_t>(mode)];
     const Atom<S>& atom = m.transitions[k].guard.atoms()[i];
     ++*guard_evals_;
-    const S e = atom.e(t, x);
+    const S e = x_prior != nullptr && atom.jump ? atom.jump(t, x_prior, x) : atom.e(t, x);
     if (!is_finite(e)) {
       throw SimulationError("model '" + model_.name + "', mode '" + m.name + "', t = " + format_scalar(t) +
                             ": guard '" + m.transitions[k].name + "' atom '" + atom.name +

@@ -1,5 +1,8 @@
 #include "models/pwm_servo.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/errors.hpp"
 #include "models/catalog.hpp"
 #include "models/pwm_servo_exact.hpp"
@@ -55,7 +58,13 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   auto saw_full = [&] {
     return atom("saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; }, Relation::kGreaterEqual);
   };
-  ResetFunction<S> saw_reset = [saw_max](S, const S* x, S* x_plus) { x_plus[kSaw] = x[kSaw] - saw_max; };
+  // saw := saw - saw_max, by whole periods (at least one: the one-sided event state has saw
+  // just below saw_max): a step-granular strategy may detect the reset late, and a saw still
+  // >= saw_max would fire its own guard again on x+ (a mythical mode, 003 Eq. 3).
+  ResetFunction<S> saw_reset = [saw_max](S, const S* x, S* x_plus) {
+    using std::floor;
+    x_plus[kSaw] = x[kSaw] - saw_max * std::max<S>(S(1), floor(x[kSaw] / saw_max));
+  };
 
   for (const char* mode : {"s1", "s2", "s3"}) {
     model.add_transition(mode, "s1", "saw_reset", saw_full() && x_nonnegative(), saw_reset);

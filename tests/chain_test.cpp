@@ -30,6 +30,15 @@ Guard<double> at_least(const char* name, double c, int index = 0) {
       name, [c, index](double, const double* x) { return x[index] - c; }, Relation::kGreaterEqual);
 }
 
+// x[index] - c >= 0 that reads the a priori state across a jump: on the chain's first test
+// (x, x+) it reads x, so it does not fire because of the reset; on the second, after x := x+
+// is committed, it reads x+ (003, Table 2: a pinnacle).
+Guard<double> prior_at_least(const char* name, double c, int index = 0) {
+  return Guard<double>::atom(
+      name, [c, index](double, const double* x) { return x[index] - c; }, Relation::kGreaterEqual, {},
+      [c, index](double, const double* x_prior, const double*) { return x_prior[index] - c; });
+}
+
 // x[index] := x[index] + d.
 ResetFunction<double> add(double d, int index = 0) {
   return [d, index](double, const double* x, double* x_plus) { x_plus[index] = x[index] + d; };
@@ -64,9 +73,10 @@ std::string run_catching(const Model<double>& model, const SimulationOptions& op
 constexpr double kTimeSlack = 1e-15;
 
 // a -> b -> c at one time: a's guard x >= 1 fires at t = 1 - 0.25 = 0.75; the reset of a -> b
-// (x += 10) makes b's guard x >= 5 fire at once on the new state, so b is a pinnacle (it
-// existed at a point and changed the state); b -> c (x := x + 100, from b's committed state)
-// arrives in c, whose guard does not fire: interior. Both rows share index 1 and t.
+// (x += 10) makes b's guard, which reads the a priori x, fire once x := x + 10 is committed,
+// so b is a pinnacle (it existed at a point and changed the state); b -> c (x := x + 100,
+// from b's committed state) arrives in c, whose guard does not fire: interior. Both rows
+// share index 1 and t.
 TEST(Chain, PinnacleThenInteriorAtOneTime) {
   Model<double> model;
   model.name = "abc";
@@ -76,7 +86,7 @@ TEST(Chain, PinnacleThenInteriorAtOneTime) {
   model.add_mode("b", constant_rate(1));
   model.add_mode("c", constant_rate(1));
   model.add_transition("a", "b", "ab", at_least("x - 1", 1.0), add(10));
-  model.add_transition("b", "c", "bc", at_least("x - 5", 5.0), add(100));
+  model.add_transition("b", "c", "bc", prior_at_least("x - 5", 5.0), add(100));
   model.add_transition("c", "a", "ca", at_least("x - 1000", 1000.0));
   model.finalize();
 
@@ -111,6 +121,74 @@ TEST(Chain, PinnacleThenInteriorAtOneTime) {
   EXPECT_EQ(result.stats.transitions, 2);
   EXPECT_EQ(result.mode, model.find_mode("c"));
   EXPECT_NEAR(result.x[0], 111.0 + 1.25, 1e-12);
+}
+
+// The same model with b's guard reading only the state (x >= 5): it fires on (x, x+) already,
+// so b is mythical (003, Eq. 3: x+ lies beyond b's patch). Its reset leaves no trace: b -> c
+// applies x + 100 to the original x(t_a), and the run ends in c with x = 1 + 100 + 1.25.
+TEST(Chain, PlainGuardFiringOnTheResetStateIsMythical) {
+  Model<double> model;
+  model.name = "abc-plain";
+  model.state_names = {"x"};
+  model.x0 = {0.25};
+  model.add_mode("a", constant_rate(1));
+  model.add_mode("b", constant_rate(1));
+  model.add_mode("c", constant_rate(1));
+  model.add_transition("a", "b", "ab", at_least("x - 1", 1.0), add(10));
+  model.add_transition("b", "c", "bc", at_least("x - 5", 5.0), add(100));
+  model.add_transition("c", "a", "ca", at_least("x - 1000", 1000.0));
+  model.finalize();
+
+  testing::Collected<double> out;
+  RunResult<double> result;
+  ASSERT_EQ(run_catching(model, options_to(2.0), &out, &result), "");
+  ASSERT_EQ(out.rows.size(), 2u);
+  EXPECT_EQ(out.rows[0].kind, TransitionClass::kMythical);
+  EXPECT_EQ(out.rows[0].x_post, out.rows[0].x_pre);
+  EXPECT_EQ(out.rows[1].kind, TransitionClass::kInterior);
+  EXPECT_EQ(out.rows[1].x_pre, out.rows[0].x_pre);
+  EXPECT_EQ(out.rows[1].x_post[0], out.rows[0].x_pre[0] + 100);
+  EXPECT_NEAR(result.x[0], 101.0 + 1.25, 1e-12);
+}
+
+// An algebraic mode (no field) whose reset changes the state is a pinnacle, and its plain
+// guards read the committed state: a -> impact (x += 1, so x = 2) -> c through x >= 1.5.
+TEST(Chain, AlgebraicModeWithAJumpIsAPinnacle) {
+  Model<double> model;
+  model.name = "algebraic";
+  model.state_names = {"x"};
+  model.x0 = {0.0};
+  model.add_mode("a", constant_rate(1));
+  model.add_mode("impact", FieldFunction<double>{});
+  model.add_mode("c", constant_rate(1));
+  model.add_transition("a", "impact", "hit", at_least("x - 1", 1.0), add(1));
+  model.add_transition("impact", "c", "leave", at_least("x - 1.5", 1.5));
+  model.finalize();
+  testing::Collected<double> out;
+  RunResult<double> result;
+  ASSERT_EQ(run_catching(model, options_to(2.0), &out, &result), "");
+  ASSERT_EQ(out.rows.size(), 2u);
+  EXPECT_EQ(out.rows[0].kind, TransitionClass::kPinnacle);
+  EXPECT_EQ(out.rows[1].kind, TransitionClass::kInterior);
+  EXPECT_EQ(out.rows[1].x_pre, out.rows[0].x_post);
+  EXPECT_NEAR(result.x[0], 3.0, 1e-12);
+}
+
+// An algebraic mode (no field) in which the chain would rest is an error naming it.
+TEST(Chain, RestingInAnAlgebraicModeThrows) {
+  Model<double> model;
+  model.name = "algebraic";
+  model.state_names = {"x"};
+  model.x0 = {0.0};
+  model.add_mode("a", constant_rate(1));
+  model.add_mode("impact", FieldFunction<double>{});
+  model.add_mode("c", constant_rate(1));
+  model.add_transition("a", "impact", "hit", at_least("x - 1", 1.0), add(1));
+  model.add_transition("impact", "c", "leave", prior_at_least("x - 5", 5.0));
+  model.finalize();
+  testing::Collected<double> out;
+  const std::string message = run_catching(model, options_to(2.0), &out);
+  EXPECT_TRUE(contains(message, "rests in the algebraic mode 'impact'")) << message;
 }
 
 // a -> m with the identity reset, where m's guard x >= 0.5 already holds on the unchanged
@@ -156,8 +234,9 @@ TEST(Chain, MythicalModeResetsFromTheOriginalState) {
   EXPECT_NEAR(result.x[0], 103.0, 1e-12);
 }
 
-// A linear chain m0 -> m1 -> ... -> m5 at t = 1 where each of m1..m4 fires at once after its
-// reset x += 1 (pinnacles) and m5 is interior: it visits 5 modes, allowed by chain_limit = 5.
+// A linear chain m0 -> m1 -> ... -> m5 at t = 1 where each of m1..m4 fires once its reset
+// x += 1 is committed (its guard x >= i + 0.5 reads the a priori state: pinnacles; x(t_a) lies
+// just below 1) and m5 is interior: it visits 5 modes, allowed by chain_limit = 5.
 Model<double> linear_chain() {
   static const char* const kModes[] = {"m0", "m1", "m2", "m3", "m4", "m5"};
   static const char* const kGuards[] = {"g1", "g2", "g3", "g4", "g5"};
@@ -167,7 +246,9 @@ Model<double> linear_chain() {
   model.x0 = {0.0};
   for (const char* mode : kModes) model.add_mode(mode, constant_rate(1));
   model.add_transition("m0", "m1", "g1", at_least("x - 1", 1.0), add(1));
-  for (int i = 1; i < 5; ++i) model.add_transition(kModes[i], kModes[i + 1], kGuards[i], at_least("x", 0.0), add(1));
+  for (int i = 1; i < 5; ++i) {
+    model.add_transition(kModes[i], kModes[i + 1], kGuards[i], prior_at_least("x - 0.5 - i", 0.5 + i), add(1));
+  }
   model.finalize();
   return model;
 }
@@ -209,8 +290,9 @@ TEST(Chain, ChainBeyondChainLimitThrows) {
 }
 
 // A chain that comes back to a (mode, state) it visited through pinnacle links: start -> ping
-// negates y, ping -> pong negates y again, pong -> ping negates it once more, which is ping's
-// state again. SimulationError lists the chain with the guard names.
+// negates y, ping -> pong (fires once the a priori y is negative) negates y again, pong -> ping
+// (fires once it is positive) negates it once more, which is ping's state again.
+// SimulationError lists the chain with the guard names.
 TEST(Chain, ReturningToAVisitedStateThrowsWithTheChain) {
   Model<double> model;
   model.name = "pingpong";
@@ -225,8 +307,13 @@ TEST(Chain, ReturningToAVisitedStateThrowsWithTheChain) {
   model.add_mode("ping", field);
   model.add_mode("pong", field);
   model.add_transition("start", "ping", "go", at_least("x - 1", 1.0), negate_y);
-  model.add_transition("ping", "pong", "ping_to_pong", at_least("x - 0.5", 0.5), negate_y);
-  model.add_transition("pong", "ping", "pong_to_ping", at_least("x - 0.5", 0.5), negate_y);
+  const auto prior_y = [](Relation relation) {
+    return Guard<double>::atom(
+        "y", [](double, const double* x) { return x[1]; }, relation, {},
+        [](double, const double* x_prior, const double*) { return x_prior[1]; });
+  };
+  model.add_transition("ping", "pong", "ping_to_pong", prior_y(Relation::kLess), negate_y);
+  model.add_transition("pong", "ping", "pong_to_ping", prior_y(Relation::kGreater), negate_y);
   model.finalize();
 
   testing::Collected<double> out;

@@ -382,15 +382,16 @@ TEST_P(HardCases, EnteredOnOwnSurfaceDrivenAwayThenGenuineCrossingFound) {
 }
 
 // Driven across (v = +1) with the strict guard x > 0, false at the entry point: the field
-// makes it true an instant later, so it fires at once, in the same chain: "b" is a pinnacle
-// (its reset changed the state) and the chain arrives in "c". No event is missed.
+// makes it true an instant later, so it fires at once, in the same chain: "b" is a boundary
+// (003, Table 2: its guard does not fire on the jump itself, the field drives it across) and
+// the chain arrives in "c". No event is missed.
 TEST_P(HardCases, EnteredOnOwnSurfaceDrivenAcrossFiresAtOnce) {
   const std::string strategy = GetParam();
   const Trace trace = run(own_surface_model(+1, 0, Relation::kGreater), options_for(strategy, 2));
   ASSERT_EQ(trace.error, "");
   ASSERT_EQ(trace.rows.size(), 2u);
   EXPECT_EQ(trace.rows[1].index, 1) << "one chain";
-  EXPECT_EQ(trace.rows[0].kind, TransitionClass::kPinnacle);
+  EXPECT_EQ(trace.rows[0].kind, TransitionClass::kBoundary);
   EXPECT_EQ(trace.rows[1].guard, "leave_b");
   EXPECT_EQ(trace.rows[1].to, "c");
   EXPECT_EQ(trace.end_mode, "c");
