@@ -66,13 +66,16 @@ Model<S> make_falling_rod(const ParameterValues& values) {
                           [](S, const S*, const S* f) { return f[kRodTheta]; });
   };
   // |v_Ax| - v_th, v_Ax = vx - l sin theta omega; rate sign(v_Ax) (f_vx - l sin theta f_omega - l cos theta omega f_theta).
+  // Across a jump it reads +v_th (as if |v_Ax| = 2 v_th): a stick is decided on the state a
+  // mode reaches, never on a tentative jump (the header says why).
   auto slow_slip = Guard<S>::atom(
       "|v_Ax| - v_th", [rod](S, const S* q) { return abs(rod.contact_velocity(q).x) - rod.v_th; }, Relation::kLess,
       [rod](S, const S* q, const S* f) {
         const S v = rod.contact_velocity(q).x;
         const S a = f[kRodVx] - rod.ls(q) * f[kRodOmega] - rod.lc(q) * q[kRodOmega] * f[kRodTheta];
         return v > 0 ? a : (v < 0 ? -a : S(0));
-      });
+      },
+      [rod](S, const S*, const S*) { return rod.v_th; });
 
   // --- force atoms: a continuous form (the mode's contact force at x) and a jump form (the
   // impulse P = m (v+ - v) of the tentative jump x -> x+; 003, Eq. 3 reads gamma(x, x+)) ---
@@ -102,8 +105,11 @@ Model<S> make_falling_rod(const ParameterValues& values) {
     q_plus[kRodVx] = rod.ls(q) * q_plus[kRodOmega];
     q_plus[kRodVy] = -(rod.lc(q) * q_plus[kRodOmega]);
   };
-  // Into a2: P = P_n (mu s, 1), then v_Ay+ = 0 set exactly.
+  // Into a2: P = P_n (mu s, 1), then v_Ay+ = 0 set exactly. The contact is unilateral: an
+  // impulse acts only on an approach (v_Ay < 0); from a stuck state, whose v_Ay is the
+  // integrator's drift of the constraint (~rtol), the reset is the identity.
   const auto slide_reset = [rod](S, const S* q, S* q_plus) {
+    if (!(rod.contact_velocity(q).y < 0)) return;
     rod.apply_impulse(q, rod.sliding_impulse(q), q_plus);
     q_plus[kRodVy] = -(rod.lc(q) * q_plus[kRodOmega]);
   };

@@ -24,40 +24,54 @@
 //       exactly: the direction the rod slips from rest, -sign of a1's F_x); a_Ay = 0 gives
 //       F_n = (g + omega^2 l s) / (W_yy - mu sigma W_yx).
 //       (A denominator <= 0 would be Painleve's paradox; it is positive in 003's presets.)
-//   flat     the rod lies on the floor at rest (zero field): the run ends there.
+//   flat     the rod lies on the floor at rest (zero field): the run ends there. Entered from
+//            a1 or a2 when theta reaches 0, where B touches the floor too.
 //   far_end  the far end B reaches the floor in flight: contact at B is outside the model
 //            (003 models contact at A only); the run rests there (zero field, state kept).
 //
-// Resets (impulses at A, computed from the pre-impact state x: invariance of state):
-//   into a1: perfectly inelastic, v_A+ = 0: by (R2) P = -W^{-1} v_A.
-//   into a2: v_Ay+ = 0 with P = P_n (mu s, 1), s = sign of the a1 impulse's P_x (friction
-//            opposes the slip): P_n = -v_Ay / (W_yy + mu s W_yx).
+// Resets (impulses at A, computed from the a priori state x: invariance of state):
+//   into a1 (contact): perfectly inelastic, v_A+ = 0: by (R2) P = -W^{-1} v_A.
+//   into a2 (slip): v_Ay+ = 0 with P = P_n (mu s, 1), s = sign of the a1 impulse's P_x
+//            (friction opposes the slip): P_n = -v_Ay / (W_yy + mu s W_yx). The contact is
+//            unilateral: with v_Ay >= 0 (no approach; from a stuck state v_Ay is the
+//            integrator's drift of the constraint) the reset is the identity.
 //   The constraint velocities are then set exactly (vx+ = l s omega+, vy+ = -l c omega+),
 //   so that v_A+ evaluates to exactly 0 and an atom on v_Ay reads 0, not rounding noise.
+//   into a1 (stick): the identity (below).  into flat: v = 0, omega = 0.
 //
-// Guards, in declaration order (the chain of 003, Eq. 3 reads each atom's jump form on a
-// jump and its continuous form otherwise):
+// Guards, in declaration order (the chain of 003, Eq. 3 reads an atom's jump form on the
+// tentative jump (x, x+) and on (x+, x+), its continuous form e(t, x) otherwise):
 //   a0 -> a1  contact   y_A <= 0 && v_Ay < 0                (exact rates)
 //   a0 -> far_end end_B  y_B <= 0 && v_By < 0               (exact rates)
-//   a1 -> a2  slip      |F_x| - mu F_n > 0   jump form |P_x| - mu P_y of the tentative jump
+//   a1 -> a2  slip      |F_x| - mu F_n > 0   jump form |P_x| - mu P_y
 //   a1 -> a0  lift      F_n < 0              jump form P_y
-//   a1 -> flat lie_flat theta <= 0, reset: velocities := 0
+//   a1 -> flat lie_flat theta <= 0
 //   a2 -> a0  lift      F_n < 0              jump form P_y (> 0 at an impact, 0 on (x+, x+))
-//   a2 -> a1  stick     |v_Ax| - v_th < 0 && mu F1_n - |F1_x| >= 0 (F1: a1's contact force)
-//   a2 -> flat lie_flat theta <= 0, reset: velocities := 0
-// with P = m (v+ - v) the impulse of the tentative jump x -> x+. The stick guard adds a1's
-// force balance to 003's threshold |v_Ax| < v_th, and its reset is the identity (a slip below
-// v_th counts as stopped; a1 keeps it as a creep of A slower than v_th). Without both, a slip
-// reversal that a1 cannot hold (fig6 at t = 0.527 s, and every mu = 0 run) loops
-// a2 -> a1 (mythical) -> a2 (mythical) -> ...: a stuck impulse of size m v_th has P_y ~ 0
-// and never lies in the friction cone. With them, such a slip passes through 0 in a2 and
-// friction reverses with it (Coulomb's law).
+//   a2 -> a1  stick     |v_Ax| - v_th < 0 (jump form: +v_th) && mu F1_n - |F1_x| >= 0
+//   a2 -> flat lie_flat theta <= 0
+// with P = m (v+ - v) the impulse of the tentative jump x -> x+, F the contact force of the
+// mode's own dynamics and F1 that of a1. So at an impact a1 is mythical when its impulse
+// leaves the friction cone, and a2, entered from the original x, is a boundary when its
+// normal force is negative at x+ (Fig. 7).
+//
+// The stick guard: three choices beyond 003's threshold |v_Ax| < v_th (003 does not say how
+// its simulator avoids the loop below):
+//  * it also asks a1's force balance to hold (mu F1_n >= |F1_x|): a slip that reverses where
+//    a1 cannot hold the rod (Fig. 6 at t = 0.53 s, and every mu = 0 run) passes through 0 in
+//    a2, friction reversing with it (Coulomb), instead of looping a2 -> a1 -> a2 at one t;
+//  * its reset is the identity: a slip below v_th counts as stopped, and a1 (a_A = 0) keeps
+//    it as a creep of A slower than v_th. A stuck impulse of size m v_th would have P_y ~ 0,
+//    never lie in the friction cone, and make every stick mythical;
+//  * across a jump its slip atom reads +v_th (never slow): a stick is decided on the state a
+//    mode reaches. An impact that leaves a slip below v_th with a1's force in the cone thus
+//    shows a1 mythical, a2 boundary, a1 interior (mu = 0.046 in the test).
 //
 // Parameters (003, captions of Figs. 6 and 7; m, J, g from issue 4): m = 1 kg, J = 0.1 kg m^2
 // (fixed: with a uniform rod's J = m l^2/3 the outcomes of Figs. 6 and 7 swap), g = 9.81,
 // presets fig6 (mu = 0.004, v_th = 0.0015, theta0 = 0.862, l = -0.1, y0 = 0.23) and fig7
 // (mu = 0.5, l = -10, y0 = 23), all velocities 0. The first impact is at
-//   t1 = sqrt(2 (y0 + l sin theta0) / g)  (y_A is a parabola in a0).
+//   t1 = sqrt(2 (y0 + l sin theta0) / g)  (y_A is a parabola in a0),
+// 0.177 s for fig6 and 1.772 s for fig7 (run fig7 with --t-end 3: the default t_end is 1 s).
 #pragma once
 
 #include <cmath>
@@ -88,7 +102,6 @@ struct Rod {
     S det() const { return xx * yy - xy * xy; }
     // W^{-1} b (2x2 solve by Cramer's rule).
     Vec solve(const Vec& b) const { return {(yy * b.x - xy * b.y) / det(), (xx * b.y - xy * b.x) / det()}; }
-    Vec times(const Vec& p) const { return {xx * p.x + xy * p.y, xy * p.x + yy * p.y}; }
   };
 
   // l sin theta and l cos theta: the components of r, computed once so that the resets and
