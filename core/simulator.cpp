@@ -89,7 +89,8 @@ class Simulator<S>::Impl {
         detector_(model, &stats_.guard_evals, &stats_.rhs_evals),
         chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
         emitter_(model, options_.chain_limit, &chain_, &stats_),
-        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_) {
+        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), fa_(n_), fb_(n_) {
+    sliding_field_ = [this](S t, const S* x, S* dxdt) { equivalent_field(t, x, dxdt); };
     if (!(S(options_.t_end) > model.t0)) {
       throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
                             format_scalar(model.t0));
@@ -111,6 +112,7 @@ class Simulator<S>::Impl {
     emitter_.reset(observer);
     detector_.disarm();
     chatter_next_step_ = false;
+    sliding_ = Sliding{};
     const S t_end = S(options_.t_end);
     S t = model_.t0;
     mode_ = model_.initial_mode;
@@ -147,7 +149,9 @@ class Simulator<S>::Impl {
         }
       };
       if (options_.max_step > 0) cap(S(options_.max_step), StepLimit::kMaxStep);
-      if (chatter) {
+      if (sliding_.active) {
+        // on the surface: the integrator's proposal; the exits are found at step ends
+      } else if (chatter) {
         // A sliding arrival has no equivalent dynamics yet: it chatters at the minimum step
         // (h_min under the gamma strategy, whose resolution in time it is).
         cap(strategy_ == Strategy::kGamma ? S(options_.h_min) : min_step(t), StepLimit::kMinimum);
@@ -191,6 +195,18 @@ class Simulator<S>::Impl {
           : limit == StepLimit::kIntegrator ? outcome.h_next
                                             : std::max<S>(outcome.h_next, h_proposed);
       chatter_next_step_ = false;
+
+      if (sliding_.active) {
+        if (slide_status(t_new, stepper_->x_current()).status == SlideStatus::kSliding) {
+          step_done(t, t_new, limit);
+          t = t_new;
+          sample(t, stepper_->x_current());
+          continue;
+        }
+        if (stepper_->is_adaptive()) h = std::min(h, h_proposed);
+        t = leave_sliding(t, limit);
+        continue;
+      }
 
       // detect
       const Crossing crossing = detect();
@@ -371,20 +387,234 @@ class Simulator<S>::Impl {
   }
 
   // Resolves the chain at t_a, records it, and restarts the stepper in the arrival mode.
-  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition) {
+  // `left_sliding`: the event ends a sliding motion, which x_a satisfies (measured by the caller).
+  void take_event(S t_a, const S* x_a, S t_b, const S* x_b, int transition, bool left_sliding = false) {
     // One-sided (004): x- satisfies the mode being left, i.e. none of its guards fires there.
     // Measured, not assumed; the check is not counted as work of the strategy.
     const std::int64_t guard_evals = stats_.guard_evals;
-    const bool one_sided = detector_.fired(mode_, t_a, x_a, /*literal=*/true) < 0;
+    const bool one_sided = left_sliding || detector_.fired(mode_, t_a, x_a, /*literal=*/true) < 0;
     stats_.guard_evals = guard_evals;
     const auto outcome = emitter_.take(mode_, transition, t_a, x_a, t_b, x_b, one_sided);
     mode_ = outcome.arrival.mode;
-    // A sliding arrival, or a mode left at the very time it was entered (its guard fired an
-    // instant after entry, below the time resolution), chatters at the minimum step.
+    if (outcome.last_kind == TransitionClass::kSliding && options_.sliding && start_sliding(t_a, outcome.arrival)) {
+      sample(t_a, stepper_->x_current());
+      return;
+    }
+    // A sliding arrival without equivalent dynamics, or a mode left at the very time it was
+    // entered (its guard fired an instant after entry, below the time resolution), chatters
+    // at the minimum step.
     chatter_next_step_ = outcome.last_kind == TransitionClass::kSliding || outcome.repeated;
     stepper_->restart(rhs_of(mode_), t_a, outcome.arrival.x, outcome.arrival.dxdt);
     detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current(), t_b, outcome.arrival.x_far);
     sample(t_a, stepper_->x_current());
+  }
+
+  // --- Sliding: the equivalent (Filippov) dynamics on a surface S between modes a and b
+  // (003, "Sliding modes"; DESIGN.md section 3, item 4). S is the atom of a's guard a -> b
+  // that the chain found on its surface; r_a, r_b are its rates along f_a and f_b:
+  //   f_s = (1 - lambda) f_a + lambda f_b,  lambda = r_a / (r_a - r_b),
+  // so that dS/dt = 0 along f_s. For S linear in x, a Runge-Kutta step keeps S constant to
+  // rounding (RK methods preserve linear invariants). The motion lasts while both fields
+  // drive into the surface (lambda in [0, 1]) and both guards still fire with S read as
+  // crossed; it ends, at a located event, into a or b, or through another guard of a or b.
+
+  struct Sliding {
+    bool active = false;
+    int a = -1, to_b = -1, atom_a = -1, b = -1, to_a = -1, atom_b = -1;
+  };
+  enum class SlideStatus { kSliding, kIntoA, kIntoB, kOtherOfA, kOtherOfB };
+  struct SlideProbe {
+    SlideStatus status = SlideStatus::kSliding;
+    int transition = -1;  // kOtherOfA, kOtherOfB: the guard that fired
+  };
+
+  // f_s(t, x); two field evaluations (the stepper counts one).
+  void equivalent_field(S t, const S* x, S* dxdt) {
+    const Sliding& sl = sliding_;
+    model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
+    model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
+    ++stats_.rhs_evals;
+    const S ra = detector_.rate_along(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data());
+    const S rb = detector_.rate_along(sl.a, sl.to_b, sl.atom_a, t, x, fb_.data());
+    const S lambda = ra != rb ? ra / (ra - rb) : S(0.5);
+    for (std::size_t j = 0; j < n_; ++j) dxdt[j] = fa_[j] + lambda * (fb_[j] - fa_[j]);
+  }
+
+  // Whether the motion at (t, x) still slides, and if not, how it leaves.
+  SlideProbe slide_status(S t, const S* x) {
+    const Sliding& sl = sliding_;
+    int k = detector_.fired_except(sl.a, sl.to_b, t, x);
+    if (k >= 0) return {SlideStatus::kOtherOfA, k};
+    k = detector_.fired_except(sl.b, sl.to_a, t, x);
+    if (k >= 0) return {SlideStatus::kOtherOfB, k};
+    stats_.rhs_evals += 2;
+    model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
+    model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
+    // a's field must drive S toward b (toward its atom holding), b's back toward a.
+    if (!(detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data()) > S(0)) ||
+        !detector_.fires_with_atom(sl.a, sl.to_b, sl.atom_a, true, t, x)) {
+      return {SlideStatus::kIntoA, -1};
+    }
+    if (!(detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t, x, fb_.data()) > S(0)) ||
+        !detector_.fires_with_atom(sl.b, sl.to_a, sl.atom_b, true, t, x)) {
+      return {SlideStatus::kIntoB, -1};
+    }
+    return {};
+  }
+
+  // Starts the equivalent dynamics at a sliding arrival; false when the arrival names no
+  // two-mode surface or does not slide there (the caller then chatters).
+  bool start_sliding(S t, const typename TransitionChain<S>::Arrival& arrival) {
+    const auto& surface = arrival.surface;
+    if (surface.to_b < 0) return false;
+    sliding_ = Sliding{true, arrival.mode, surface.to_b, surface.atom_a, surface.mode_b, surface.to_a, surface.atom_b};
+    if (slide_status(t, arrival.x).status != SlideStatus::kSliding) {
+      sliding_.active = false;
+      return false;
+    }
+    mode_ = sliding_.a;
+    chatter_next_step_ = false;
+    // The motion is on S = 0: the entry point lies within the location bracket of it (the
+    // gamma strategy: within h_min), and is projected onto it.
+    std::copy(arrival.x, arrival.x + n_, x_a_.begin());
+    project_onto_surface(t, x_a_.data());
+    stepper_->restart(Rhs<S>{&sliding_field_, &stats_.rhs_evals}, t, x_a_.data(), nullptr);
+    detector_.disarm();
+    HYSIM_LOG_DEBUG("sliding from t = {:.17g} between '{}' and '{}'", to_double(t), mode_name(),
+                    model_.modes[static_cast<std::size_t>(sliding_.b)].name);
+    return true;
+  }
+
+  // The last step left the sliding motion: locates the exit [t_a, t_b] on the dense output
+  // (bisection on the status; the step strategy takes the step's end), records it, and goes
+  // on in the mode it leaves into. Returns the new time. The exit is one-sided when x(t_a)
+  // still slides.
+  S leave_sliding(S t, StepLimit limit) {
+    const S t_new = stepper_->t_current();
+    Bracket<S> bracket{t_new, t_new};
+    if (strategy_ != Strategy::kStep) {
+      // Every strategy but step, gamma included: an exit found early, where the field of the
+      // mode entered still drives into the surface, would slide again at once.
+      const S tolerance = S(options_.event_tolerance);
+      bracket = locate<S>(
+          Locator::kBisection, stepper_->t_previous(), t_new, S(-1), S(1), tolerance,
+          [this](S tm) {
+            stepper_->interpolate(tm, x_mid_.data());
+            Probe<S> p;
+            p.fired = slide_status(tm, x_mid_.data()).status != SlideStatus::kSliding;
+            return p;
+          },
+          &stats_.root_iterations);
+    }
+    stepper_->interpolate(bracket.t_a, x_a_.data());
+    stepper_->interpolate(bracket.t_b, x_b_.data());
+    const SlideProbe exit = slide_status(bracket.t_b, x_b_.data());
+    // One-sided: the exit's x- still slides (measured, not counted as the strategy's work).
+    const std::int64_t guard_evals = stats_.guard_evals, rhs_evals = stats_.rhs_evals;
+    const bool one_sided = slide_status(bracket.t_a, x_a_.data()).status == SlideStatus::kSliding;
+    stats_.guard_evals = guard_evals;
+    stats_.rhs_evals = rhs_evals;
+    step_done(t, bracket.t_a, bracket.t_a == t_new ? limit : StepLimit::kEvent);
+    const S t_a = bracket.t_a;
+    sample(t_a, x_a_.data());
+    const Sliding sl = sliding_;
+    sliding_.active = false;
+    switch (exit.status) {
+      case SlideStatus::kOtherOfA:
+      case SlideStatus::kOtherOfB:
+        mode_ = exit.status == SlideStatus::kOtherOfA ? sl.a : sl.b;
+        take_event(t_a, x_a_.data(), bracket.t_b, x_b_.data(), exit.transition, one_sided);
+        return t_a;
+      case SlideStatus::kIntoA:
+      case SlideStatus::kIntoB:
+      case SlideStatus::kSliding: {
+        // Into a: a's field no longer drives S toward b. Into b: b's no longer drives it back.
+        // The state is moved (by rounding-level amounts) to the side of S of the mode entered,
+        // so that its guard back across S does not read rounding.
+        const bool into_b = exit.status == SlideStatus::kIntoB;
+        const int target = into_b ? sl.b : sl.a;
+        std::copy(x_a_.begin(), x_a_.end(), scratch_.begin());
+        if (into_b) {
+          push_to_side(sl.b, sl.to_a, sl.atom_b, t_a, x_a_.data(), false);
+        } else {
+          push_to_side(sl.a, sl.to_b, sl.atom_a, t_a, x_a_.data(), false);
+        }
+        const std::string_view guard =
+            into_b ? std::string_view(model_.modes[static_cast<std::size_t>(sl.a)].transitions[static_cast<std::size_t>(sl.to_b)].name)
+                   : std::string_view(kSlidingEnd);
+        emitter_.take_direct(sl.a, target, TransitionClass::kInterior, guard, t_a, bracket.t_b, scratch_.data(),
+                             x_a_.data(), n_, one_sided);
+        mode_ = target;
+        stepper_->restart(rhs_of(mode_), t_a, x_a_.data(), nullptr);
+        detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current(), t_a, nullptr);
+        sample(t_a, stepper_->x_current());
+        return t_a;
+      }
+    }
+    return t_a;
+  }
+
+  static constexpr std::string_view kSlidingEnd = "end_of_sliding";
+
+  // grad e of atom i of transition k of `mode` at (t, x) by central differences, into fb_;
+  // returns |grad e|^2.
+  S atom_gradient(int mode, int k, int i, S t, S* x) {
+    using std::abs;
+    using std::cbrt;
+    S norm2 = S(0);
+    for (std::size_t j = 0; j < n_; ++j) {
+      const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(x[j]), S(1));
+      const S keep = x[j];
+      x[j] = keep + d;
+      const S up = detector_.atom_value(mode, k, i, t, x);
+      x[j] = keep - d;
+      const S down = detector_.atom_value(mode, k, i, t, x);
+      x[j] = keep;
+      fb_[j] = (up - down) / (S(2) * d);
+      norm2 += fb_[j] * fb_[j];
+    }
+    return norm2;
+  }
+
+  // Projects x onto the sliding surface S = 0 of the current motion: Newton steps along grad S
+  // (x := x - S grad S / |grad S|^2), two at most, while they reduce |S|.
+  void project_onto_surface(S t, S* x) {
+    using std::abs;
+    const Sliding& sl = sliding_;
+    for (int iteration = 0; iteration < 2; ++iteration) {
+      const S e = detector_.atom_value(sl.a, sl.to_b, sl.atom_a, t, x);
+      if (e == S(0)) return;
+      const S norm2 = atom_gradient(sl.a, sl.to_b, sl.atom_a, t, x);
+      if (!(norm2 > S(0))) return;
+      for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] - e * fb_[j] / norm2;
+      if (!(abs(detector_.atom_value(sl.a, sl.to_b, sl.atom_a, t, x_mid_.data())) < abs(e))) return;
+      std::copy(x_mid_.begin(), x_mid_.end(), x);
+    }
+  }
+
+  // Moves x along grad e (central differences) until atom i of transition k of `mode` reads
+  // `want` literally: first onto e = 0, then by doubling distances; in practice a few ulps.
+  void push_to_side(int mode, int k, int i, S t, S* x, bool want) {
+    using std::abs;
+    using std::sqrt;
+    if (detector_.atom_holds(mode, k, i, t, x) == want) return;
+    const Relation relation = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)]
+                                  .guard.atoms()[static_cast<std::size_t>(i)].relation;
+    const bool holds_when_larger = relation == Relation::kGreater || relation == Relation::kGreaterEqual;
+    const S direction = holds_when_larger == want ? S(1) : S(-1);  // increase e or decrease it
+    const S norm2 = atom_gradient(mode, k, i, t, x);
+    if (!(norm2 > S(0))) return;
+    S distance = abs(detector_.atom_value(mode, k, i, t, x)) / sqrt(norm2);
+    const S smallest = machine_epsilon<S>() * std::max<S>(distance, S(1));
+    distance = std::max(distance, smallest);
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] + direction * distance * fb_[j] / sqrt(norm2);
+      if (detector_.atom_holds(mode, k, i, t, x_mid_.data()) == want) {
+        std::copy(x_mid_.begin(), x_mid_.end(), x);
+        return;
+      }
+      distance *= 2;
+    }
   }
 
   // First step: options.initial_step, the fixed step, or the starting-step estimate of
@@ -432,7 +662,9 @@ class Simulator<S>::Impl {
   TransitionDetector<S> detector_;
   TransitionChain<S> chain_;
   EventEmitter<S> emitter_;
-  std::vector<S> x_a_, x_b_, x_mid_, scratch_;
+  std::vector<S> x_a_, x_b_, x_mid_, scratch_, fa_, fb_;
+  FieldFunction<S> sliding_field_;  // f_s of the current sliding motion (equivalent_field)
+  Sliding sliding_;
   Observer<S>* observer_ = nullptr;
   Strategy strategy_ = Strategy::kBisection;
   int mode_ = 0;

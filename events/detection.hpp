@@ -200,6 +200,69 @@ class TransitionDetector {
     return -1;
   }
 
+  // --- Sliding (DESIGN.md section 3, item 4; events on the equivalent dynamics) ---
+
+  // e_i of transition k of `mode` at (t, x), counted.
+  S atom_value(int mode, int k, int i, S t, const S* x) {
+    return value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x);
+  }
+
+  // d e_i / dt along the field value f at (t, x): the atom's own rate when the model gives
+  // one (exact), else a central difference (e(t + d, x + d f) - e(t - d, x - d f)) / (2 d),
+  // d = eps^(1/3) max(|t|, 1), whose relative error is of order eps^(2/3).
+  S rate_along(int mode, int k, int i, S t, const S* x, const S* f) {
+    using std::abs;
+    using std::cbrt;
+    const auto kk = static_cast<std::size_t>(k);
+    const auto ii = static_cast<std::size_t>(i);
+    if (atom_of(mode, kk, ii).rate) return counted_rate(mode, kk, ii, t, x, f);
+    const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    const S forward = value(mode, kk, ii, t + d, probe_.data());
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] - d * f[j];
+    const S backward = value(mode, kk, ii, t - d, probe_.data());
+    return (forward - backward) / (S(2) * d);
+  }
+
+  // The same rate oriented: positive when f drives the atom toward holding.
+  S oriented_rate(int mode, int k, int i, S t, const S* x, const S* f) {
+    return orient(atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i)).relation,
+                  rate_along(mode, k, i, t, x, f));
+  }
+
+  // Whether atom i of transition k holds at (t, x), read literally.
+  bool atom_holds(int mode, int k, int i, S t, const S* x) {
+    const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
+    return relation_holds(atom.relation, atom_value(mode, k, i, t, x));
+  }
+
+  // The guard of transition k at (t, x) with atom i read as `truth` (the surface atom of a
+  // sliding motion, whose literal value is rounding) and the others literally.
+  bool fires_with_atom(int mode, int k, int i, bool truth, S t, const S* x) {
+    const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard;
+    const auto& atoms = guard.atoms();
+    for (std::size_t a = 0; a < atoms.size(); ++a) {
+      truth_[a] = static_cast<int>(a) == i ? truth
+                                           : relation_holds(atoms[a].relation, value(mode, static_cast<std::size_t>(k), a, t, x));
+    }
+    return guard.evaluate([this](int a) { return static_cast<bool>(truth_[static_cast<std::size_t>(a)]); });
+  }
+
+  // The first transition of `mode` other than `skip` whose guard is true at (t, x), or -1.
+  int fired_except(int mode, int skip, S t, const S* x) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      if (static_cast<int>(k) == skip) continue;
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i) truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
+      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
   // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
   // Table 2): at t_a with a priori state x_prior and state x (x = x_prior: no jump). Atoms with
   // a jump form read jump(t, x_prior, x), the others e(t, x). An atom on its surface (value 0,

@@ -95,6 +95,40 @@ class EventEmitter {
     return outcome;
   }
 
+  // Records one mode change decided outside a chain (the end of a sliding motion): one row,
+  // counted as an event like any other.
+  void take_direct(int from, int to, TransitionClass kind, std::string_view guard, S t_a, S t_b, const S* x_pre,
+                   const S* x_post, std::size_t n, bool one_sided) {
+    using std::abs;
+    if (abs(t_a - last_event_t_) <= S(0)) {
+      if (++events_at_same_t_ > chain_limit_) {
+        throw SimulationError(where(from, t_a) + ": " + std::to_string(events_at_same_t_) +
+                              " events at the same time; the run does not advance (chattering at a surface?)");
+      }
+    } else {
+      events_at_same_t_ = 0;
+    }
+    last_event_t_ = t_a;
+    ++stats_->events;
+    ++stats_->transitions;
+    if (one_sided) ++stats_->one_sided_events;
+    EventRecord<S> record;
+    record.one_sided = one_sided;
+    record.index = stats_->events;
+    record.t = t_a;
+    record.t_bracket = t_b;
+    record.from = from;
+    record.to = to;
+    record.kind = kind;
+    record.guard = guard;
+    record.x_pre = std::span<const S>(x_pre, n);
+    record.x_post = std::span<const S>(x_post, n);
+    HYSIM_LOG_INFO("event {} t = {:.17g}: {} -> {} ({}, {})", record.index, to_double(record.t),
+                   model_.modes[static_cast<std::size_t>(from)].name, model_.modes[static_cast<std::size_t>(to)].name,
+                   transition_class_name(kind), guard);
+    if (observer_) observer_->on_event(record);
+  }
+
  private:
   std::string where(int mode, S t) const {
     return "model '" + model_.name + "', mode '" + model_.modes[static_cast<std::size_t>(mode)].name +

@@ -348,8 +348,12 @@ TEST_P(StrategiesStatistics, PwmServoReportsTheSameCounters) {
   // dopri5 is FSAL: at most 6 new field evaluations per attempted step, plus one at each
   // restart (after each event) and per transition of a chain, plus the starting-step estimate.
   EXPECT_LE(s.rhs_evals, 7 * (s.steps_accepted + s.steps_rejected) + 2 * s.transitions + 2);
-  if (strategy == "step" || strategy == "gamma") {
+  if (strategy == "step") {
     EXPECT_EQ(s.root_iterations, 0);
+  } else if (strategy == "gamma") {
+    // gamma searches no roots of guards; only the end of a sliding motion (the false sliding
+    // at 3.4 s, after an early saw reset) is bisected on the dense output.
+    EXPECT_LE(s.root_iterations, 64);
   } else {
     EXPECT_GT(s.root_iterations, 0);
   }
