@@ -97,7 +97,8 @@ TYPED_TEST(BallInclineTest, SlipEndsAtTheClosedFormThenRolls) {
 }
 
 // Rolling: the equivalent dynamics give V and omega linear in t, so the slope between the
-// first and the last step end after t* is exact up to rounding (no fit needed). It matches
+// state entered at t* and the last step end is exact up to rounding (no fit needed; steps are
+// capped at 0.5 s so that the surface is checked at several step ends). It matches
 // a = F/(m (1 + J0/(m R^2))) = 2.3966 m/s^2 to 1e-12, and the friction read from the angular
 // acceleration, F_f = J0 (d omega/dt)/R, matches -F/3.5 (001, Eq. 9) to 1e-12. The ball stays
 // on the surface: |v_s| <= 1e-12 |V| at every step end.
@@ -106,15 +107,18 @@ TYPED_TEST(BallInclineTest, RollingAccelerationAndFrictionAreExact) {
   const ClosedForm exact;
   SimulationOptions options;
   options.t_end = 10;
+  options.max_step = 0.5;
   const Model<S> model = ball_model<S>();
   const auto run = testing::collect(model, options, /*keep_samples=*/true);
   ASSERT_FALSE(run.rows.empty());
   const S t_event = run.rows[0].t;
-  std::vector<const typename testing::Collected<S>::Sample*> rolling;
+  std::vector<const typename testing::Collected<S>::Sample*> rolling;  // the last sample at t* is x+
   for (const auto& sample : run.samples) {
+    if (sample.t > t_event && rolling.empty() && &sample != &run.samples.front()) rolling.push_back(&sample - 1);
     if (sample.t > t_event) rolling.push_back(&sample);
   }
-  ASSERT_GE(rolling.size(), 2u);
+  ASSERT_GE(rolling.size(), 3u);
+  EXPECT_EQ(rolling.front()->t, t_event);
   const auto& a = *rolling.front();
   const auto& b = *rolling.back();
   const Real span = Real(b.t) - Real(a.t);
