@@ -91,6 +91,7 @@ class Simulator<S>::Impl {
         emitter_(model, options_.chain_limit, &chain_, &stats_),
         x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), fa_(n_), fb_(n_) {
     sliding_field_ = [this](S t, const S* x, S* dxdt) { equivalent_field(t, x, dxdt); };
+    zeno_.times.reserve(static_cast<std::size_t>(options_.zeno_events) + 1);
     if (!(S(options_.t_end) > model.t0)) {
       throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
                             format_scalar(model.t0));
@@ -113,6 +114,8 @@ class Simulator<S>::Impl {
     detector_.disarm();
     chatter_next_step_ = false;
     sliding_ = Sliding{};
+    zeno_.times.clear();
+    zeno_.declared = zeno_.continued = false;
     const S t_end = S(options_.t_end);
     S t = model_.t0;
     mode_ = model_.initial_mode;
@@ -133,6 +136,19 @@ class Simulator<S>::Impl {
     S h = first_step(t, t_end);
     RunResult<S> result;
     while (t < t_end) {
+      if (zeno_.declared) {
+        // 003 / DESIGN.md section 3, item 5: record the accumulation; continue or stop.
+        result.zeno_detected = true;
+        result.t_zeno = zeno_.t_inf;
+        if (!zeno_.continued) {
+          result.reason = RunReason::kZeno;
+          break;
+        }
+        zeno_.declared = false;
+        t = zeno_.t_inf;
+        h = first_step(t, t_end);
+        continue;
+      }
       if (stats_.events >= options_.event_limit) {
         result.reason = RunReason::kEventLimit;
         break;
@@ -275,6 +291,11 @@ class Simulator<S>::Impl {
     result.stats = stats_;
     result.message = std::string(run_reason_name(result.reason)) + " at t = " + format_scalar(t) + " in mode '" +
                      mode_name() + "' after " + std::to_string(stats_.events) + " events";
+    if (result.zeno_detected) {
+      result.message += "; Zeno accumulation of pinnacles at t = " + format_scalar(result.t_zeno) +
+                        (result.reason == RunReason::kZeno ? " (the model declares no continuation)"
+                                                           : ", continued in mode '" + model_.zeno.mode_name + "'");
+    }
     if (observer_) observer_->on_finish(result);
     return result;
   }
@@ -396,6 +417,7 @@ class Simulator<S>::Impl {
     stats_.guard_evals = guard_evals;
     const auto outcome = emitter_.take(mode_, transition, t_a, x_a, t_b, x_b, one_sided);
     mode_ = outcome.arrival.mode;
+    if (outcome.pinnacle && watch_zeno(t_a, outcome.arrival.x)) return;
     if (outcome.last_kind == TransitionClass::kSliding && options_.sliding && start_sliding(t_a, outcome.arrival)) {
       sample(t_a, stepper_->x_current());
       return;
@@ -407,6 +429,65 @@ class Simulator<S>::Impl {
     stepper_->restart(rhs_of(mode_), t_a, outcome.arrival.x, outcome.arrival.dxdt);
     detector_.arm(mode_, t_a, stepper_->x_current(), stepper_->dxdt_current(), t_b, outcome.arrival.x_far);
     sample(t_a, stepper_->x_current());
+  }
+
+  // --- Zeno (DESIGN.md section 3, item 5): pinnacles accumulating in finite time.
+  // The times t_k of events whose chain visited a pinnacle are kept; when the last
+  // zeno_events intervals d_k = t_k - t_{k-1} shrink by ratios r_k = d_k / d_{k-1} < 1 that
+  // agree within zeno_ratio_tolerance, the sequence is geometric and accumulates at
+  //   t_inf = t_k + d_k r / (1 - r)  (r the last ratio; the sum of d_k r^j, j >= 1).
+  // Zeno is declared once t_inf - t_k <= zeno_horizon: the run has followed the pinnacles
+  // down to that time scale and skips the rest. With the model's continuation it goes on at
+  // t_inf in the continuation mode, x+ = reset(t_inf, x); without one it stops (kZeno).
+
+  struct Zeno {
+    std::vector<S> times;  // the last zeno_events + 1 pinnacle event times, oldest first
+    bool declared = false, continued = false;
+    S t_inf = S(0);
+  };
+
+  static constexpr std::string_view kZenoGuard = "zeno";
+
+  // Records a pinnacle event at t with arrival state x; true when it declares Zeno (the
+  // stepper is then restarted at t_inf in the continuation mode, or the run is to stop).
+  bool watch_zeno(S t, const S* x) {
+    using std::abs;
+    auto& times = zeno_.times;
+    const std::size_t window = static_cast<std::size_t>(options_.zeno_events) + 1;
+    if (times.size() == window) times.erase(times.begin());  // capacity kept: no allocation
+    times.push_back(t);
+    if (times.size() < window) return false;
+    S r_min = S(1), r_max = S(0), r = S(0);
+    for (std::size_t k = 2; k < window; ++k) {
+      const S d_prev = times[k - 1] - times[k - 2], d = times[k] - times[k - 1];
+      if (!(d_prev > S(0)) || !(d > S(0))) return false;
+      r = d / d_prev;
+      r_min = std::min(r_min, r);
+      r_max = std::max(r_max, r);
+    }
+    if (!(r_max < S(1)) || r_max - r_min > S(options_.zeno_ratio_tolerance) * r_max) return false;
+    const S d_last = times[window - 1] - times[window - 2];
+    const S remaining = d_last * r / (S(1) - r);
+    if (!(remaining <= S(options_.zeno_horizon))) return false;
+
+    if (!(t + remaining < S(options_.t_end))) return false;  // the run ends before it
+    zeno_.declared = true;
+    zeno_.t_inf = t + remaining;
+    HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g} (ratio {:.6g})", to_double(zeno_.t_inf), to_double(r));
+    if (model_.zeno.mode < 0) return true;
+    zeno_.continued = true;
+    std::copy(x, x + n_, x_a_.begin());
+    std::copy(x, x + n_, x_b_.begin());
+    if (model_.zeno.reset) model_.zeno.reset(zeno_.t_inf, x_a_.data(), x_b_.data());
+    check_finite(zeno_.t_inf, x_b_.data(), "the Zeno continuation's state");
+    emitter_.take_direct(mode_, model_.zeno.mode, TransitionClass::kInterior, kZenoGuard, zeno_.t_inf,
+                         zeno_.t_inf, x_a_.data(), x_b_.data(), n_, /*one_sided=*/true);
+    mode_ = model_.zeno.mode;
+    chatter_next_step_ = false;
+    stepper_->restart(rhs_of(mode_), zeno_.t_inf, x_b_.data(), nullptr);
+    detector_.disarm();
+    sample(zeno_.t_inf, stepper_->x_current());
+    return true;
   }
 
   // --- Sliding: the equivalent (Filippov) dynamics on a surface S between modes a and b
@@ -665,6 +746,7 @@ class Simulator<S>::Impl {
   std::vector<S> x_a_, x_b_, x_mid_, scratch_, fa_, fb_;
   FieldFunction<S> sliding_field_;  // f_s of the current sliding motion (equivalent_field)
   Sliding sliding_;
+  Zeno zeno_;
   Observer<S>* observer_ = nullptr;
   Strategy strategy_ = Strategy::kBisection;
   int mode_ = 0;

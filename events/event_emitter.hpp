@@ -36,6 +36,7 @@ class EventEmitter {
     typename TransitionChain<S>::Arrival arrival;            // mode entered, x+ and f(t_a, x+) there
     TransitionClass last_kind = TransitionClass::kInterior;  // class of the last mode visited
     bool repeated = false;                                   // at the same time as the previous event
+    bool pinnacle = false;                                   // the chain visited a pinnacle
   };
 
   // The chain and the counters outlive the emitter.
@@ -87,6 +88,7 @@ class EventEmitter {
           record.x_pre = x_pre;
           record.x_post = x_post;
           outcome.last_kind = kind;
+          outcome.pinnacle = outcome.pinnacle || kind == TransitionClass::kPinnacle;
           HYSIM_LOG_INFO("event {} t = {:.17g}: {} -> {} ({}, guard {})", record.index, to_double(record.t),
                          model_.modes[static_cast<std::size_t>(from)].name,
                          model_.modes[static_cast<std::size_t>(to)].name, transition_class_name(kind), guard);

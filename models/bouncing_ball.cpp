@@ -2,7 +2,11 @@
 // impact (the classic hybrid test model; 003 uses it for pinnacles and Zeno behaviour).
 //
 //   dy/dt = v,  dv/dt = -g                     mode "flight"
-//   impact: y <= 0 && v < 0,  reset v := -e v  flight -> flight
+//   impact: y <= 0 && v < 0,  reset v := -e v  flight -> impact
+//   rebound: v >= 0                            impact -> flight
+//   "impact" is algebraic (no field): Newton's law acts at a point of time, a pinnacle
+//   (003, Table 1). "rest" (dy/dt = dv/dt = 0) is the Zeno continuation: after the impacts
+//   accumulate at t_inf the ball lies on the floor, y = v = 0.
 //
 // Parameters: g = 9.81 m/s^2, e = 0.8, dropped from y0 = 10 m at rest (v0 = 0).
 //
@@ -43,10 +47,21 @@ Model<S> make_bouncing_ball(const ParameterValues& values) {
     dxdt[0] = x[1];
     dxdt[1] = -g;
   }, "free fall: dy/dt = v, dv/dt = -g");
+  model.add_mode("impact", FieldFunction<S>{}, "Newton's restitution law at a point of time (pinnacle)");
+  model.add_mode("rest", [](S, const S*, S* dxdt) {
+    dxdt[0] = S(0);
+    dxdt[1] = S(0);
+  }, "on the floor after the Zeno accumulation: y = v = 0");
   auto below = Guard<S>::atom("y", [](S, const S* x) { return x[0]; }, Relation::kLessEqual);
   auto falling = Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kLess);
-  model.add_transition("flight", "flight", "impact", std::move(below) && std::move(falling),
+  model.add_transition("flight", "impact", "impact", std::move(below) && std::move(falling),
                        [e](S, const S* x, S* x_plus) { x_plus[1] = -e * x[1]; });
+  model.add_transition("impact", "flight", "rebound",
+                       Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kGreaterEqual));
+  model.zeno = {"rest", -1, [](S, const S*, S* x_plus) {
+                  x_plus[0] = S(0);
+                  x_plus[1] = S(0);
+                }};
   model.finalize();
   return model;
 }
@@ -55,8 +70,9 @@ namespace {
 
 using Real = boost::multiprecision::cpp_bin_float_100;
 
-// The reference stops before a flight shorter than this [s] (the Zeno accumulation).
-constexpr double kShortestFlight = 1e-6;
+// The reference stops before a flight shorter than this [s] (the Zeno accumulation; the
+// engine declares Zeno when less than zeno_horizon = 1e-9 s remains).
+constexpr double kShortestFlight = 1e-9;
 // A guard against parameters that bounce forever without accumulating (e = 1).
 constexpr std::size_t kMaxImpacts = 10'000'000;
 
@@ -83,11 +99,11 @@ Reference bouncing_ball_reference(const ParameterValues& values, double t_end) {
   for (std::size_t k = 0; k < kMaxImpacts; ++k) {
     if (t + flight > end) return result;
     if (k > 0 && flight < shortest) {
-      result.method += "; stopped before impact " + std::to_string(k + 1) + " (its flight < 1e-6 s: Zeno accumulation)";
+      result.method += "; stopped before impact " + std::to_string(k + 1) + " (its flight < 1e-9 s: Zeno accumulation)";
       return result;
     }
     t += flight;
-    result.events.push_back({static_cast<float128>(t), "flight", "flight", "impact",
+    result.events.push_back({static_cast<float128>(t), "flight", "impact", "impact",
                              {float128(0), static_cast<float128>(-speed)}});
     speed *= e;
     flight = 2 * speed / g;

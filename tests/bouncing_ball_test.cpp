@@ -28,7 +28,7 @@ TYPED_TEST(BouncingBallTest, FirstTenImpactsMatchClosedForm) {
   SimulationOptions options;
   options.t_end = 12.0;  // the 10th impact is at 11.32 s; the impacts accumulate at 12.85 s (Zeno)
   const auto run = testing::collect(model, options);
-  ASSERT_GE(run.rows.size(), 10u);
+  ASSERT_GE(run.rows.size(), 20u);
 
   const long double g = 9.81L, e = 0.8L, y0 = 10.0L;
   const long double v1 = std::sqrt(2.0L * g * y0);
@@ -36,9 +36,14 @@ TYPED_TEST(BouncingBallTest, FirstTenImpactsMatchClosedForm) {
   long double speed = v1;
   long double worst = 0;
   for (std::size_t k = 0; k < 10; ++k) {
-    const auto& row = run.rows[k];
+    // Each impact is a chain flight -> impact (a pinnacle: algebraic, the state jumps) ->
+    // flight (interior) at one time.
+    const auto& row = run.rows[2 * k];
     EXPECT_EQ(row.guard, "impact");
-    EXPECT_EQ(row.kind, TransitionClass::kInterior);
+    EXPECT_EQ(row.kind, TransitionClass::kPinnacle);
+    EXPECT_EQ(run.rows[2 * k + 1].guard, "rebound");
+    EXPECT_EQ(run.rows[2 * k + 1].kind, TransitionClass::kInterior);
+    EXPECT_EQ(run.rows[2 * k + 1].x_pre, row.x_post);
     const long double t = static_cast<long double>(row.t);
     worst = std::max(worst, std::fabs(t - t_exact) / t_exact);
     EXPECT_LT(std::fabs(t - t_exact) / t_exact, 1e-12L) << "impact " << k + 1 << " at t = " << t;
@@ -83,15 +88,18 @@ TEST(BouncingBallReference, MatchesTheParabolaForThrownStarts) {
 }
 
 // Zeno: the impacts accumulate at t_inf = t_1 + 2 e w/(g (1 - e)) = 12.8506 s. Asked for
-// t_end = 20, the reference stops before the first flight shorter than 1e-6 s (67 impacts).
+// t_end = 20, the reference stops before the first flight shorter than 1e-9 s: flight k lasts
+// 2 e^k w / g, so it keeps impacts 1 .. K + 1 with K the largest k where that is >= 1e-9.
 // A ball resting on the floor has no first impact to compute: InvalidArgument.
 TEST(BouncingBallReference, StopsBeforeTheZenoAccumulation) {
   const Reference reference = testing::catalog_reference("bouncing-ball", 20);
-  ASSERT_EQ(reference.events.size(), 67u);
+  const double w = std::sqrt(2 * 9.81 * 10);
+  const auto last_k = static_cast<std::size_t>(std::floor(std::log(1e-9 * 9.81 / (2 * w)) / std::log(0.8)));
+  ASSERT_EQ(reference.events.size(), last_k + 1);
   EXPECT_TRUE(testing::contains(reference.method, "Zeno"));
   const auto& events = reference.events;
-  const double accumulation = std::sqrt(2 * 10 / 9.81) + 2 * 0.8 * std::sqrt(2 * 9.81 * 10) / (9.81 * 0.2);
-  EXPECT_GE(events[66].t - events[65].t, float128("1e-6"));
+  const double accumulation = std::sqrt(2 * 10 / 9.81) + 2 * 0.8 * w / (9.81 * 0.2);
+  EXPECT_GE(events[last_k].t - events[last_k - 1].t, float128("1e-9"));
   EXPECT_LT(static_cast<double>(events.back().t), accumulation);
   std::cout << "[bouncing-ball reference t_end = 20] " << events.size() << " impacts, the last "
             << accumulation - static_cast<double>(events.back().t) << " s before the accumulation at "
@@ -115,6 +123,51 @@ TYPED_TEST(BouncingBallTest, ThrownBallMatchesReference) {
   std::cout << "[bouncing-ball " << scalar_name(scalar_kind_of<S>()) << " v0 = 3] " << run.rows.size() << " of "
             << reference.events.size() << " impacts, max |t - t*| = " << static_cast<double>(errors.max_dt)
             << " s, max |x - x*| = " << static_cast<double>(errors.max_dx) << "\n";
+}
+
+// Zeno (issue 4): restitution 0.8 from 10 m. The engine declares the accumulation once the
+// impact intervals shrink geometrically and less than zeno_horizon = 1e-9 s remains, estimates
+// t_inf within 1e-9 s of the closed form t_1 + 2 v_1 e / (g (1 - e)), and goes on at rest to
+// t = 100 s with fewer than 1,000 events.
+TYPED_TEST(BouncingBallTest, ZenoAccumulationThenRest) {
+  using S = TypeParam;
+  const Model<S> model = testing::catalog_model<S>("bouncing-ball");
+  SimulationOptions options;
+  options.t_end = 100.0;
+  RunResult<S> result;
+  const auto run = testing::collect(model, options, false, &result);
+  const long double g = 9.81L, e = 0.8L, v1 = std::sqrt(2.0L * g * 10.0L);
+  const long double t_inf = v1 / g + 2.0L * v1 * e / (g * (1.0L - e));
+  ASSERT_TRUE(result.zeno_detected);
+  const long double error = static_cast<long double>(result.t_zeno) - t_inf;
+  EXPECT_LT(std::fabs(error), 1e-9L);
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd);
+  EXPECT_EQ(static_cast<double>(result.t), 100.0);
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "rest");
+  EXPECT_EQ(result.x[0], S(0));
+  EXPECT_EQ(result.x[1], S(0));
+  EXPECT_LT(result.stats.events, 1000);
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_EQ(run.rows.back().guard, "zeno");
+  EXPECT_EQ(static_cast<long double>(run.rows.back().t), static_cast<long double>(result.t_zeno));
+  std::cout << "[bouncing-ball " << scalar_name(scalar_kind_of<S>()) << "] Zeno at t = "
+            << static_cast<double>(result.t_zeno) << " (exact " << static_cast<double>(t_inf) << ", error "
+            << static_cast<double>(error) << " s) after " << result.stats.events << " events; at rest to t = 100\n";
+}
+
+// Without a declared continuation the run stops at the accumulation with RunReason::kZeno.
+TEST(BouncingBallZeno, WithoutContinuationTheRunStops) {
+  Model<double> model = testing::catalog_model<double>("bouncing-ball");
+  model.zeno = {};
+  SimulationOptions options;
+  options.t_end = 100.0;
+  RunResult<double> result;
+  testing::collect(model, options, false, &result);
+  EXPECT_EQ(result.reason, RunReason::kZeno);
+  EXPECT_TRUE(result.zeno_detected);
+  EXPECT_LT(result.t, 12.86);
+  EXPECT_TRUE(testing::contains(result.message, "Zeno accumulation")) << result.message;
+  EXPECT_TRUE(testing::contains(result.message, "no continuation")) << result.message;
 }
 
 }  // namespace
