@@ -1,6 +1,11 @@
 #include "models/catalog.hpp"
 
 #include "core/errors.hpp"
+#include "models/ball_incline.hpp"
+#include "models/cam_follower.hpp"
+#include "models/diode_inductor.hpp"
+#include "models/falling_rod.hpp"
+#include "models/stick_slip.hpp"
 
 namespace hysim {
 
@@ -12,6 +17,11 @@ const std::vector<ModelEntry>& model_catalog() {
       oscillator_entry(),
       grazing_entry(),
       drag_ball_entry(),
+      falling_rod_entry(),
+      diode_inductor_entry(),
+      cam_follower_entry(),
+      ball_incline_entry(),
+      stick_slip_entry(),
   };
   return catalog;
 }
