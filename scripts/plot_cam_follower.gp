@@ -52,6 +52,9 @@ if (exists("on") && exists("off")) {
          dcam(x) with lines linecolor rgb "#d62728" title "cam v_cam"
   }
   set xrange [zoom0:zoom1]
+  # both panels on the chattering run's scale
+  stats off . "/trajectory.csv" using (($1 >= zoom0 && $1 <= zoom1) ? $4 : NaN) every ::1 nooutput
+  set yrange [1.2 * STATS_min : 1.2 * STATS_max]
   set ylabel "u = v - v_cam [m/s]"
   do for [side in "off on"] {
     dir = side eq "off" ? off : on
@@ -61,6 +64,7 @@ if (exists("on") && exists("off")) {
   }
   unset multiplot
   set xrange [*:*]
+  set yrange [*:*]
 }
 
 # Fig. 11: eps > 0. Top: the follower and the cam surface; bottom: the gap z, which shows the

@@ -65,6 +65,15 @@ std::vector<int> per_revolution(const Events& events, int revolutions) {
   return counts;
 }
 
+// Rows (transitions: modes visited at events) per revolution, after t = 0.
+std::vector<int> rows_per_revolution(const Run& run, int revolutions) {
+  Events rows;
+  for (const auto& row : run.rows) {
+    if (row.t > 0) rows.push_back(&row);
+  }
+  return per_revolution(rows, revolutions);
+}
+
 std::string counts_text(const std::vector<int>& counts) {
   std::string out;
   for (int c : counts) out += (out.empty() ? "" : ", ") + std::to_string(c);
@@ -111,7 +120,8 @@ TEST(CamFollower, RidesTheCamWithSlidingOn) {
   EXPECT_LT(dt, 1e-9L);
   std::map<std::string, int> classes;
   for (const auto& row : run.rows) ++classes[model.modes[static_cast<std::size_t>(row.to)].name + " " + transition_class_name(row.kind)];
-  std::cout << "[cam-follower eps = 0, sliding on] events per revolution: " << counts_text(counts) << " ("
+  std::cout << "[cam-follower eps = 0, sliding on] events per revolution: " << counts_text(counts)
+            << "; transitions (rows) per revolution: " << counts_text(rows_per_revolution(run, kRevolutions)) << " ("
             << run.rows.size() << " rows in all, " << result.stats.steps_accepted << " steps); max |t - t*| = "
             << static_cast<double>(dt) << " s; rows by arrival and class:";
   for (const auto& [key, n] : classes) std::cout << " [" << key << "] " << n;
@@ -140,14 +150,16 @@ TEST(CamFollower, ChattersWithSlidingOff) {
   for (const auto& row : run.rows) impacts += row.to == kCamImpact ? 1 : 0;
   for (int c : counts) EXPECT_GT(c, 50);
   std::cout << "[cam-follower eps = 0, sliding off, step/rk4 h = 1 ms] events per revolution: " << counts_text(counts)
-            << " (" << run.rows.size() << " rows, " << impacts << " impacts, " << result.stats.steps_accepted
+            << "; transitions (rows) per revolution: " << counts_text(rows_per_revolution(run, kRevolutions)) << " (" << run.rows.size() << " rows, " << impacts << " impacts, " << result.stats.steps_accepted
             << " steps)\n";
 }
 
 // (b) eps = 0.6: after the separation the follower lands at the closed-form time and
 // bounces; the first 8 landings are within 1e-9 s of the closed form, the rebound keeps
-// u+ = -eps u-, the bounces accumulate (Zeno) before the next separation, which happens one
-// revolution after the first, within 1e-9 s.
+// u+ = -eps u-, the bounces accumulate (Zeno) within 1e-9 s of the accumulation time that
+// the closed form's last bounces predict (t_k + d_k r/(1 - r), d_k the last flight, r the
+// last ratio of flights, both below 1e-5 s), the follower rides, and the next separation
+// happens one revolution after the first, within 1e-9 s.
 TEST(CamFollower, BouncesWithRestitution) {
   SimulationOptions options;
   options.t_end = 2;
@@ -170,6 +182,20 @@ TEST(CamFollower, BouncesWithRestitution) {
     }
   }
   EXPECT_TRUE(result.zeno_detected);
+  const auto& ref = reference.events;
+  ASSERT_EQ(ref.back().guard, "touch");
+  const std::size_t last = ref.size() - 1;
+  const Real d = Real(ref[last].t) - Real(ref[last - 1].t), d_prev = Real(ref[last - 1].t) - Real(ref[last - 2].t);
+  const Real r = d / d_prev;
+  ASSERT_LT(d, Real("1e-5"));
+  const double t_inf = static_cast<double>(Real(ref[last].t) + d * r / (1 - r));
+  const Run::Row* zeno = nullptr;
+  for (const auto& row : run.rows) {
+    if (row.guard == "zeno" && zeno == nullptr) zeno = &row;
+  }
+  ASSERT_NE(zeno, nullptr);
+  EXPECT_EQ(zeno->to, kCamContact);
+  EXPECT_LT(std::fabs(zeno->t - t_inf), 1e-9);
   const double T = 1.0;
   const double t_lift = static_cast<double>(reference.events[0].t);
   int lifts = 0;
@@ -178,8 +204,9 @@ TEST(CamFollower, BouncesWithRestitution) {
   }
   EXPECT_EQ(lifts, 1) << "the second separation at " << t_lift + T;
   std::cout << "[cam-follower eps = 0.6] " << events.size() << " events, first 9 within " << static_cast<double>(dt)
-            << " s of the closed form; Zeno " << (result.zeno_detected ? "at t = " + format_scalar(result.t_zeno) : std::string("not detected"))
-            << "; " << result.message << "\n";
+            << " s of the closed form; first Zeno accumulation at t = " << format_scalar(zeno->t) << " (closed form "
+            << format_scalar(t_inf) << ", |dt| = " << std::fabs(zeno->t - t_inf) << " s, flight ratio "
+            << static_cast<double>(r) << "); " << result.message << "\n";
 }
 
 // The reference against the equations of motion, in 100 digits: N = 0 at each separation
