@@ -14,6 +14,14 @@ ParameterValues ModelChoice::values() const {
   return result;
 }
 
+double ModelChoice::t_end_or(double fallback) const {
+  if (preset.empty()) return fallback;
+  for (const Preset& p : entry().presets) {
+    if (p.name == preset && p.t_end > 0) return p.t_end;
+  }
+  return fallback;
+}
+
 void add_model_options(CLI::App* command, ModelChoice* choice) {
   command->add_option("model", choice->model, "model name (see `hysim list`)")->required();
   command->add_option("--scalar", choice->scalar, "double, long-double or float128")->default_val("double");
@@ -39,6 +47,17 @@ void add_strategy_tuning_options(CLI::App* command, SimulationOptions* options) 
       ->default_val(defaults.refine_gamma);
   command->add_option("--samples", options->samples, "strategy sampled: interior points checked per step")
       ->default_val(defaults.samples);
+  command->add_flag("--sliding,!--no-sliding", options->sliding,
+                    "equivalent (Filippov) dynamics on sliding surfaces (default); --no-sliding: the modes chatter");
+  command->add_option("--zeno-events", options->zeno_events,
+                      "Zeno: consecutive shrinking intervals between pinnacle events, >= 3")
+      ->default_val(defaults.zeno_events);
+  command->add_option("--zeno-ratio-tolerance", options->zeno_ratio_tolerance,
+                      "Zeno: relative spread allowed among the intervals' ratios")
+      ->default_val(defaults.zeno_ratio_tolerance);
+  command->add_option("--zeno-horizon", options->zeno_horizon,
+                      "Zeno: declared once the predicted time left to the accumulation is below this [s]")
+      ->default_val(defaults.zeno_horizon);
 }
 
 void add_verbosity_flag(CLI::App* command, int* verbosity) {
@@ -99,6 +118,10 @@ nlohmann::json options_json(const SimulationOptions& o, const ModelChoice& choic
           {"h_min", o.h_min},
           {"refine_gamma", o.refine_gamma},
           {"samples", o.samples},
+          {"sliding", o.sliding},
+          {"zeno_events", o.zeno_events},
+          {"zeno_ratio_tolerance", o.zeno_ratio_tolerance},
+          {"zeno_horizon", o.zeno_horizon},
           {"chain_limit", o.chain_limit},
           {"event_limit", o.event_limit},
           {"preset", choice.preset},

@@ -27,6 +27,8 @@ struct ModelChoice {
   // The model's defaults, then the preset, then each --param. Throws InvalidArgument.
   ParameterValues values() const;
   ScalarKind scalar_kind() const { return parse_scalar_kind(scalar); }
+  // The preset's end time, when it names one (Preset::t_end > 0), else `fallback`.
+  double t_end_or(double fallback) const;
 };
 
 // MODEL (positional, required), --scalar, --param, --preset.

@@ -76,6 +76,7 @@ int run_model(const RunRequest& request) {
             << " root iterations; " << std::setprecision(3) << wall_simulation << " s\n";
   if (!out_dir.empty()) {
     report["result"] = {{"reason", run_reason_name(result.reason)}, {"message", result.message}};
+    if (result.zeno_detected) report["result"]["zeno_t"] = to_double(result.t_zeno);
     report["stats"] = stats_json(s, wall_simulation);
     std::ofstream(out_dir / "stats.json") << report.dump(2) << "\n";
     std::cout << "wrote " << (out_dir / "events.csv").string() << ", " << (out_dir / "trajectory.csv").string()
@@ -111,7 +112,8 @@ Command add_run_command(CLI::App& app, int* verbosity) {
       ->default_val(defaults.event_limit);
   cmd->add_option("--out", request->out_dir, "write events.csv, trajectory.csv, steps.csv and stats.json here");
   add_verbosity_flag(cmd, verbosity);
-  return {cmd, [request] {
+  return {cmd, [request, cmd] {
+            if (cmd->count("--t-end") == 0) request->options.t_end = request->choice.t_end_or(request->options.t_end);
             return with_scalar(request->choice.scalar_kind(), [&]<class S>() { return run_model<S>(*request); });
           }};
 }

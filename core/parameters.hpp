@@ -24,6 +24,7 @@ struct Preset {
   std::string name;
   std::string description;
   std::vector<std::pair<std::string, std::string>> values;
+  double t_end = 0.0;  // [s] the end time `hysim run` uses when --t-end is not given; 0: its default
 };
 
 class ParameterValues {
