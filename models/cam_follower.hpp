@@ -16,7 +16,7 @@
 //   u = y' - c'(t) the relative velocity; 003's sliding surface v_rod = v_cam is u = 0
 // Fields, with N(t, z) = F0 + k (z + c(t)) + m c''(t), the reaction that riding would take:
 //   free      N = 0:  z' = u,  u' = -(F0 + k (z + c))/m - c'' = -N(t, z)/m
-//   contact   the cam pushes with 2 max(N, 0):  z' = u,  u' = |N(t, z)|/m
+//   contact   the cam drives the follower back:  z' = u,  u' = N/m (N >= 0), 2|N|/m (N < 0)
 //   impact    algebraic (a pinnacle): no field
 // Transitions, in the order tried; the atoms z and u carry their exact rates f[z], f[u]:
 //   free    -> contact  "touch":    u <= 0 && z <= 0
@@ -32,7 +32,7 @@
 // (x+, x+) once the impulse is committed (003: a pinnacle is departed as soon as the a priori
 // state is updated). Its continuous form is +1 (an algebraic mode never evolves).
 //
-// Why "contact" pushes with 2 max(N, 0). A follower on the cam is a Filippov sliding mode on
+// Why "contact" has this field. A follower on the cam is a Filippov sliding mode on
 // u = 0 (003, Fig. 10 and its text: as the step tends to 0 the rod moves along v_rod = v_cam).
 // The fields on either side of that surface are free (u' = -N/m: into the cam while the spring
 // wins, N > 0) and contact (u' = +N/m: the cam drives an approaching follower back to its own
@@ -43,11 +43,14 @@
 // i.e. the follower rides the cam: z = u = 0 stay exact (the two rates are the same number
 // with opposite signs, so lambda and u' have no rounding error). The sliding mode ends when
 // free's field stops pointing into the cam, at N = 0: the separation, an event located like
-// any other (when N < 0, contact's u' = |N|/m equals free's: the cam cannot pull). With
-// sliding handling off (option sliding = false) the engine shows the chattering instead: one
-// step of length h in contact raises u by h N/m, the follower flies for about two steps and
-// strikes the cam again, an inelastic collision that makes the velocities equal: 003's
-// description of its Fig. 10, left.
+// any other, after which the run goes on in free. Past it contact only has to drive u up,
+// toward free; its u' = 2|N|/m (twice free's) keeps the equivalent field exactly u' = 0 there
+// too (lambda = 2), so that the dense output on which the engine locates the end of sliding
+// has no kink at N = 0. Contact is never an interior mode with N < 0. With sliding handling
+// off (option sliding = false) the engine shows the chattering instead: one step of length h
+// in contact raises u by h N/m, the follower flies for three steps and strikes the cam again,
+// an inelastic collision that makes the velocities equal: 003's description of its Fig. 10,
+// left. (docs/cam-follower.md discusses the alternatives.)
 //
 // A landing with u < 0 fires touch; contact cannot hold an approaching follower (strike fires
 // on (x, x+)), so contact is mythical and the chain goes on to impact with the pre-impact
