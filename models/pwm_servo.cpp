@@ -41,19 +41,32 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   // x = u - k omega - phi (Eq. 5)
   auto x_of = [u, k](const S* x) { return u - k * x[kOmega] - x[kPhi]; };
   auto atom = [](const char* name, EventFunction<S> e, Relation r) { return Guard<S>::atom(name, std::move(e), r); };
+  // The comparisons of the saw with kp |x| read the saw after a reset has been committed
+  // (003, Eq. 3): across the jump itself (x_prior != x) they do not hold, so a mode entered
+  // by a saw reset is real, and a comparison that holds on the reset saw then makes it a
+  // pinnacle. (Read on x+ directly, it would make the mode mythical and discard the reset;
+  // a strategy that places the event past saw_max, step or cvode, meets that case.)
+  auto comparison = [](const char* name, EventFunction<S> e, Relation r) {
+    JumpEventFunction<S> across = [e, r](S t, const S* x_prior, const S* x) {
+      if (x_prior[kSaw] == x[kSaw]) return e(t, x);
+      return r == Relation::kLess || r == Relation::kLessEqual ? S(1) : S(-1);  // does not hold
+    };
+    return Guard<S>::atom(name, e, r, {}, std::move(across));
+  };
   auto x_nonnegative = [&] { return atom("x", [x_of](S, const S* x) { return x_of(x); }, Relation::kGreaterEqual); };
   auto x_negative = [&] { return atom("x", [x_of](S, const S* x) { return x_of(x); }, Relation::kLess); };
   // Eq. (9): p1, p2, p3.
   auto p1 = [&] {
     return x_nonnegative() &&
-           atom("saw - kp*x", [x_of, kp](S, const S* x) { return x[kSaw] - kp * x_of(x); }, Relation::kLessEqual);
+           comparison("saw - kp*x", [x_of, kp](S, const S* x) { return x[kSaw] - kp * x_of(x); }, Relation::kLessEqual);
   };
   auto p2 = [&] {
     return x_negative() &&
-           atom("saw + kp*x", [x_of, kp](S, const S* x) { return x[kSaw] + kp * x_of(x); }, Relation::kLessEqual);
+           comparison("saw + kp*x", [x_of, kp](S, const S* x) { return x[kSaw] + kp * x_of(x); }, Relation::kLessEqual);
   };
   auto p3 = [&] {
-    return atom("kp*|x| - saw", [x_of, kp](S, const S* x) { return kp * abs(x_of(x)) - x[kSaw]; }, Relation::kLess);
+    return comparison("kp*|x| - saw", [x_of, kp](S, const S* x) { return kp * abs(x_of(x)) - x[kSaw]; },
+                      Relation::kLess);
   };
   auto saw_full = [&] {
     return atom("saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; }, Relation::kGreaterEqual);
