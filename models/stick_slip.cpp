@@ -51,8 +51,17 @@ Model<S> make_stick_slip(const ParameterValues& values) {
   auto beyond_neg = Guard<S>::atom("k x + mu_s N", [k, limit](S, const S* x) { return k * x[kX] + limit; },
                                    Relation::kLessEqual, spring_rate);
 
-  model.add_transition("slip_pos", "static_neg", "u_zero", u_atom(Relation::kLessEqual));
-  model.add_transition("slip_neg", "static_pos", "u_zero", u_atom(Relation::kGreaterEqual));
+  // A slip ends when u reaches 0 while the slip field drives it across: du/dt = (k x -+ mu_k N)/m
+  // along f_pos / f_neg (the bouncing ball's "y <= 0 && v < 0"). The second atom keeps a
+  // slip mode entered at a breakaway from reading the rounding-level u of the sliding state.
+  auto u_rate_atom = [m, k, kinetic](const char* name, S sign_of_F, Relation relation) {
+    return Guard<S>::atom(name, [m, k, kinetic, sign_of_F](S, const S* x) { return (k * x[kX] - sign_of_F * kinetic) / m; },
+                          relation, [m, k](S, const S*, const S* f) { return k * f[kX] / m; });
+  };
+  model.add_transition("slip_pos", "static_neg", "u_zero",
+                       u_atom(Relation::kLessEqual) && u_rate_atom("(k x - mu_k N)/m", S(1), Relation::kLess));
+  model.add_transition("slip_neg", "static_pos", "u_zero",
+                       u_atom(Relation::kGreaterEqual) && u_rate_atom("(k x + mu_k N)/m", S(-1), Relation::kGreater));
   model.add_transition("static_pos", "slip_pos", "breakaway", std::move(beyond_pos));
   model.add_transition("static_pos", "static_neg", "u_zero", u_atom(Relation::kLessEqual));
   model.add_transition("static_neg", "slip_neg", "breakaway", std::move(beyond_neg));

@@ -14,8 +14,8 @@
 //   static_pos  F = +mu_s N, the end of the static set on the u > 0 side
 //   static_neg  F = -mu_s N, the end of the static set on the u < 0 side
 // Transitions (in the order tried); the atom u carries its exact rate du/dt = -dv/dt:
-//   slip_pos   -> static_neg  "u_zero":     u <= 0
-//   slip_neg   -> static_pos  "u_zero":     u >= 0
+//   slip_pos   -> static_neg  "u_zero":     u <= 0 && (k x - mu_k N)/m < 0   (du/dt < 0 along f)
+//   slip_neg   -> static_pos  "u_zero":     u >= 0 && (k x + mu_k N)/m > 0   (du/dt > 0 along f)
 //   static_pos -> slip_pos    "breakaway":  k x - mu_s N >= 0
 //   static_pos -> static_neg  "u_zero":     u <= 0
 //   static_neg -> slip_neg    "breakaway":  k x + mu_s N <= 0
