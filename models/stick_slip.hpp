@@ -25,23 +25,26 @@
 // Why the static modes. On u = 0 the two static fields point into the surface from both
 // sides while |k x| < mu_s N (du/dt = (k x - mu_s N)/m < 0 in static_pos, (k x + mu_s N)/m > 0
 // in static_neg), so they form the sliding pair. Filippov's convex combination of their
-// fields, lambda = r_pos / (r_pos - r_neg) = (mu_s N - k x) / (2 mu_s N), gives the friction
-// (1 - lambda) mu_s N - lambda mu_s N = k x: exactly the static force that keeps u = 0, and
-// lambda lies in [0, 1] exactly while |k x| <= mu_s N. So the sliding mode ends exactly when
-// the spring force reaches the static limit, with no threshold on |u|. (With the kinetic
-// fields as the sliding pair, lambda would leave [0, 1] at |k x| = mu_k N: the wrong law.
-// A field that switches to mu_s when |u| is below a threshold makes the departure tangent,
-// du/dt = 0 at k x = mu_s N, so the mass would creep with static friction until |u| exceeds
-// the threshold: an error of (mu_s - mu_k) N/m times that creeping time in v.) The static
-// modes never govern for a positive time: the run enters them only at u = 0, where they
-// are a boundary of the chain or one face of the sliding mode, and leaves them for a slip
-// mode the instant k x reaches +-mu_s N (breakaway, tried first) or the fields stop
-// pointing into the surface.
+// fields, f_s = (1 - lambda) f_neg + lambda f_pos with lambda = r_neg / (r_neg - r_pos)
+// = (k x + mu_s N) / (2 mu_s N) (r the rates of u), gives the friction
+// (2 lambda - 1) mu_s N = k x: exactly the static force that keeps u = 0, and lambda lies in
+// [0, 1] exactly while |k x| <= mu_s N. So the sliding mode ends exactly when the spring force
+// reaches the static limit, with no threshold on |u|. (With the kinetic fields as the sliding
+// pair, lambda would leave [0, 1] at |k x| = mu_k N: the wrong law. A field that switches to
+// mu_s when |u| is below a threshold makes the departure tangent, du/dt = 0 at k x = mu_s N,
+// so the mass would creep with static friction until |u| exceeds the threshold: an error of
+// (mu_s - mu_k) N/m times that creeping time in v.) The static modes never govern for a
+// positive time: the run enters them only at u = 0, where they are a boundary of the chain or
+// one face of the sliding mode, and leaves them for a slip mode the instant k x reaches
+// +-mu_s N: the breakaway guard of static_pos (or static_neg), which the engine watches
+// during the sliding motion, fires together with lambda reaching 1 (or 0), and the run
+// records static_pos -> slip_pos.
 //
-// The slip modes reach u = 0 through the static mode on the far side: slip_pos -> static_neg.
-// If |k x| > mu_s N there, static_neg's breakaway fires on (x, x+) (mythical) and the mass
-// passes into slip_neg; otherwise the chain static_neg -> static_pos -> static_neg is a cycle
-// of boundary links and the state slides.
+// Why the slip guards read du/dt. During the sliding motion u is 0 only to rounding (a few
+// ulps of v_b, of either sign), and so it is when the breakaway hands the state to slip_pos.
+// A guard u <= 0 alone could read that rounding as "the slip has already ended" and make
+// slip_pos mythical. The second atom (the slip field drives u across 0, as the bouncing ball's
+// "y <= 0 && v < 0") is false there, because du/dt = (k x - mu_k N)/m = (mu_s - mu_k) N/m > 0.
 //
 // Closed form (reference below), omega = sqrt(k/m):
 //   slip with F = s mu_k N (s = sign u): harmonic about x_c = s mu_k N / k,
