@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "core/errors.hpp"
@@ -166,7 +167,14 @@ class Simulator<S>::Impl {
       };
       if (options_.max_step > 0) cap(S(options_.max_step), StepLimit::kMaxStep);
       if (sliding_.active) {
-        // on the surface: the integrator's proposal; the exits are found at step ends
+        // On the surface: gamma and gamma-refine apply their rule to the end of the motion
+        // (an equivalent field integrated exactly would otherwise let the steps grow past
+        // an exit and its return); the exits are then found at the step's end.
+        if (strategy_ == Strategy::kGamma || strategy_ == Strategy::kGammaRefine) {
+          const S factor = strategy_ == Strategy::kGamma ? S(options_.gamma) : S(options_.refine_gamma);
+          cap(std::max<S>(factor * sliding_exit_time(t, stepper_->x_current(), stepper_->dxdt_current()), min_step(t)),
+              StepLimit::kGamma);
+        }
       } else if (chatter) {
         // A sliding arrival has no equivalent dynamics yet: it chatters at the minimum step
         // (h_min under the gamma strategy, whose resolution in time it is).
@@ -213,14 +221,26 @@ class Simulator<S>::Impl {
       chatter_next_step_ = false;
 
       if (sliding_.active) {
+        // The exit is looked for at the step's end, and under `sampled` first at its
+        // interior points: the first point that does not slide ends the bracket.
+        S t_hi = t_new;
         if (slide_status(t_new, stepper_->x_current()).status == SlideStatus::kSliding) {
-          step_done(t, t_new, limit);
-          t = t_new;
-          sample(t, stepper_->x_current());
-          continue;
+          t_hi = t;
+          const int interior = strategy_ == Strategy::kSampled ? options_.samples : 0;
+          for (int j = 1; j <= interior && t_hi == t; ++j) {
+            const S tm = t + (t_new - t) * S(j) / S(interior + 1);
+            stepper_->interpolate(tm, x_mid_.data());
+            if (slide_status(tm, x_mid_.data()).status != SlideStatus::kSliding) t_hi = tm;
+          }
+          if (t_hi == t) {
+            step_done(t, t_new, limit);
+            t = t_new;
+            sample(t, stepper_->x_current());
+            continue;
+          }
         }
         if (stepper_->is_adaptive()) h = std::min(h, h_proposed);
-        t = leave_sliding(t, limit);
+        t = leave_sliding(t, limit, t_hi);
         continue;
       }
 
@@ -531,16 +551,43 @@ class Simulator<S>::Impl {
     stats_.rhs_evals += 2;
     model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
     model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
-    // a's field must drive S toward b (toward its atom holding), b's back toward a.
-    if (!(detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data()) > S(0)) ||
-        !detector_.fires_with_atom(sl.a, sl.to_b, sl.atom_a, true, t, x)) {
-      return {SlideStatus::kIntoA, -1};
-    }
-    if (!(detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t, x, fb_.data()) > S(0)) ||
-        !detector_.fires_with_atom(sl.b, sl.to_a, sl.atom_b, true, t, x)) {
-      return {SlideStatus::kIntoB, -1};
-    }
+    // a's field must drive S toward b (toward its atom holding), b's back toward a. A rate
+    // exactly 0 is the exit point itself (lambda = 0 or 1): still sliding. The motion leaves
+    // when a rate is strictly of the wrong sign; when both are, into the mode whose field
+    // leaves faster.
+    const S ra = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data());
+    const S rb = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t, x, fb_.data());
+    const bool a_out = ra < S(0) || !detector_.fires_with_atom(sl.a, sl.to_b, sl.atom_a, true, t, x);
+    const bool b_out = rb < S(0) || !detector_.fires_with_atom(sl.b, sl.to_a, sl.atom_b, true, t, x);
+    if (a_out && !(b_out && rb < ra)) return {SlideStatus::kIntoA, -1};
+    if (b_out) return {SlideStatus::kIntoB, -1};
     return {};
+  }
+
+  // The gamma rule on a sliding motion: the predicted time until one of the two oriented
+  // rates reaches 0 (lambda leaves [0, 1]), from its value and its derivative along f_s (a
+  // forward difference, two more field evaluations); infinity when neither decreases.
+  S sliding_exit_time(S t, const S* x, const S* fs) {
+    using std::abs;
+    using std::sqrt;
+    const Sliding& sl = sliding_;
+    const auto rates = [&](S tt, const S* xx, S* ra, S* rb) {
+      model_.modes[static_cast<std::size_t>(sl.a)].field(tt, xx, fa_.data());
+      model_.modes[static_cast<std::size_t>(sl.b)].field(tt, xx, fb_.data());
+      stats_.rhs_evals += 2;
+      *ra = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, tt, xx, fa_.data());
+      *rb = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, tt, xx, fb_.data());
+    };
+    S ra0, rb0, ra1, rb1;
+    rates(t, x, &ra0, &rb0);
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] + d * fs[j];
+    rates(t + d, x_mid_.data(), &ra1, &rb1);
+    S tau = std::numeric_limits<S>::infinity();
+    const S da = (ra1 - ra0) / d, db = (rb1 - rb0) / d;
+    if (da < S(0) && ra0 > S(0)) tau = std::min(tau, ra0 / -da);
+    if (db < S(0) && rb0 > S(0)) tau = std::min(tau, rb0 / -db);
+    return tau;
   }
 
   // Starts the equivalent dynamics at a sliding arrival; false when the arrival names no
@@ -570,15 +617,16 @@ class Simulator<S>::Impl {
   // (bisection on the status; the step strategy takes the step's end), records it, and goes
   // on in the mode it leaves into. Returns the new time. The exit is one-sided when x(t_a)
   // still slides.
-  S leave_sliding(S t, StepLimit limit) {
-    const S t_new = stepper_->t_current();
+  S leave_sliding(S t, StepLimit limit, S t_hi) {
+    const S t_new = t_hi;  // the first point found not sliding: the step's end or a sample
     Bracket<S> bracket{t_new, t_new};
     if (strategy_ != Strategy::kStep) {
       // Every strategy but step, gamma included: an exit found early, where the field of the
       // mode entered still drives into the surface, would slide again at once.
       const S tolerance = S(options_.event_tolerance);
       bracket = locate<S>(
-          Locator::kBisection, stepper_->t_previous(), t_new, S(-1), S(1), tolerance,
+          Locator::kBisection, t_new == stepper_->t_current() ? stepper_->t_previous() : t, t_new, S(-1), S(1),
+          tolerance,
           [this](S tm) {
             stepper_->interpolate(tm, x_mid_.data());
             Probe<S> p;
