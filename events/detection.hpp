@@ -14,7 +14,8 @@
 //    differs between its value at (t_a, x_a) and at (t_b, x_b) has its zero inside the
 //    bracket; it is given the truth it takes an instant after t_a when the arrival mode's
 //    field f drives it, i.e. the sign of de/dt = grad e . f + de/dt (003's boundary test:
-//    a guard at 0 that the field drives across fires at once); so is an atom exactly at 0.
+//    a guard at 0 that the field drives across fires at once); so is an atom exactly at 0
+//    on either side of the bracket.
 //    de/dt comes from a directional difference along f, which costs guard evaluations and
 //    no field evaluation. Every other atom is read literally at (t_a, x_a).
 //
@@ -268,7 +269,8 @@ class TransitionDetector {
   // a jump form read jump(t, x_prior, x), the others e(t, x). An atom on its surface (value 0,
   // or of another truth on the far side (t_b, x_b_prior, x_b) of the location bracket) is
   // undecided there: the guard fires strictly when it is true whichever way the undecided
-  // atoms are read (all false, all true). x_b == nullptr: no bracket.
+  // atoms are read (all false, all true). x_b == nullptr: no bracket. A value exactly 0 on
+  // either side puts the atom on its surface.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
@@ -279,8 +281,11 @@ class TransitionDetector {
         const Relation relation = atoms[i].relation;
         const S v = jump_value(mode, k, i, t_a, x_prior, x);
         const bool holds = relation_holds(relation, v);
-        const bool undecided =
-            v == S(0) || (x_b != nullptr && holds != relation_holds(relation, jump_value(mode, k, i, t_b, x_b_prior, x_b)));
+        bool undecided = v == S(0);
+        if (!undecided && x_b != nullptr) {
+          const S v_far = jump_value(mode, k, i, t_b, x_b_prior, x_b);
+          undecided = v_far == S(0) || holds != relation_holds(relation, v_far);
+        }
         truth_[i] = undecided ? kUndecided : static_cast<char>(holds);
         any_undecided = any_undecided || undecided;
       }
@@ -309,8 +314,11 @@ class TransitionDetector {
         const Relation relation = atoms[i].relation;
         const S e_a = value(mode, k, i, t_a, x_a);
         const bool holds_a = relation_holds(relation, e_a);
-        const bool on_surface =
-            e_a == S(0) || (x_b != nullptr && holds_a != relation_holds(relation, value(mode, k, i, t_b, x_b)));
+        bool on_surface = e_a == S(0);
+        if (!on_surface && x_b != nullptr) {
+          const S e_b = value(mode, k, i, t_b, x_b);
+          on_surface = e_b == S(0) || holds_a != relation_holds(relation, e_b);
+        }
         if (!on_surface) {
           truth_[i] = holds_a;
           continue;
