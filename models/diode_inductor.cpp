@@ -67,9 +67,19 @@ Model<S> make_diode_inductor(const ParameterValues& values) {
   };
 
   // The switch opens: an open switch with the diode off leaves the current no path, i := 0.
+  // The opening also re-reads the period number from the clock, n := floor(t / T): it happens
+  // mid-period, where that is unambiguous, and it equals n whenever the event is located. It
+  // matters when a strategy without location (step) sees a closing only after the next
+  // opening: the chain off -close-> on -open-> off then makes `on` mythical, which discards
+  // close's n := n + 1, and without this the chain would loop back into `off` with the old n.
   const ResetFunction<S> cut_current = [](S, const S*, S* x_plus) { x_plus[kI] = S(0); };
+  const ResetFunction<S> open_switch = [T](S t, const S*, S* x_plus) {
+    using std::floor;
+    x_plus[kI] = S(0);
+    x_plus[kN] = floor(t / T);
+  };
   const ResetFunction<S> next_period = [](S, const S* x, S* x_plus) { x_plus[kN] = x[kN] + 1; };
-  model.add_transition("on", "off", "open", std::move(opening), cut_current);
+  model.add_transition("on", "off", "open", std::move(opening), open_switch);
   model.add_transition("off", "freewheel", "diode_on", std::move(diode_conducts));
   model.add_transition("off", "on", "close", closing(), next_period);
   // The diode blocks once its current reaches 0: i := 0 puts the state exactly on that surface.

@@ -19,7 +19,7 @@
 //   off       (off, off)   di/dt = 0, i = 0         (no path for a current)
 //
 // Transitions (in the order tried):
-//   on -> off            "open":      t - (n T + D) >= 0,     reset i := 0
+//   on -> off            "open":      t - (n T + D) >= 0,     reset i := 0, n := floor(t / T)
 //   off -> freewheel     "diode_on":  v_D - Vd > 0,           identity reset
 //   off -> on            "close":     t - (n + 1) T >= 0,     reset n := n + 1
 //   freewheel -> off     "diode_off": i <= 0,                 reset i := 0

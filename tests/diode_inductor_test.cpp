@@ -211,6 +211,28 @@ TYPED_TEST(DiodeInductorTest, MatchesTheReferenceInBothPresets) {
   }
 }
 
+// Without location (strategy step, default tolerances) events are seen late, at step ends; in
+// `off` (di/dt = 0) the steps grow so long that a closing is seen only after the next opening
+// time. The opening re-reads the period from the clock (n := floor(t / T)), so the chain
+// off -close-> on (mythical) -open-> off does not loop, and every event arrives with the
+// period number of its time.
+TEST(DiodeInductorStepStrategy, LateEventsKeepThePeriodNumber) {
+  const Model<double> model = circuit<double>();
+  SimulationOptions options;
+  options.t_end = kTenPeriods;
+  options.strategy = "step";
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd);
+  ASSERT_FALSE(run.rows.empty());
+  for (std::size_t r = 0; r < run.rows.size(); ++r) {
+    const auto& row = run.rows[r];
+    if (r + 1 < run.rows.size() && run.rows[r + 1].index == row.index) continue;  // not the arrival
+    EXPECT_EQ(row.x_post[kDiodePeriod], std::floor(row.t / 0.2)) << "event " << row.index << " at t = " << row.t;
+  }
+  std::cout << "[diode-inductor step] " << run.rows.back().index << " events, " << run.rows.size() << " rows\n";
+}
+
 // The reference against the long double closed form above (default circuit), and its mode
 // sequence: open, diode_off, close per period; with L = 1 the closings come from freewheel and
 // each carries the current (i_o + I_d) e^{-(T - D)/tau} - I_d of the preceding opening.
