@@ -166,6 +166,34 @@ TYPED_TEST(StickSlipTest, StickingEndsWhenTheSpringReachesTheStaticLimit) {
             << " samples while stuck: max deviation from x_s + v_b t, v_b = " << static_cast<double>(worst_stick) << "\n";
 }
 
+// Preset on-belt: the mass starts on the surface (v0 = v_b, x0 = 0). The chain at t0 slides at
+// once (static_pos -> static_neg boundary -> static_pos sliding), the mass moves with the belt,
+// and breaks away where k x = mu_s N: t = mu_s N / (k v_b) = 11.772 s, x linear in t, so the
+// time is exact to rounding; the reference lists the same breakaway.
+TYPED_TEST(StickSlipTest, StartingOnTheBeltSticksUntilTheStaticLimit) {
+  using S = TypeParam;
+  const Model<S> model = oscillator<S>({{"v0", "0.5"}});
+  const auto run = testing::collect(model, tight(13));
+  ASSERT_GE(run.rows.size(), 3u);
+  EXPECT_EQ(run.rows[0].t, S(0));
+  EXPECT_EQ(run.rows[0].kind, TransitionClass::kBoundary);
+  EXPECT_EQ(run.rows[1].kind, TransitionClass::kSliding);
+  const Boundaries<S> b = boundaries(run);
+  ASSERT_EQ(b.breakaways.size(), 1u);
+  const long double t_break = 0.6L * 9.81L / 0.5L;
+  EXPECT_LT(std::fabs(static_cast<long double>(b.breakaways[0]) - t_break), 1e-12L);
+  const ModelEntry entry = stick_slip_entry();
+  ParameterValues values = entry.default_values();
+  values.apply_preset(entry.presets, "on-belt");
+  const Reference reference = entry.reference(values, 13);
+  ASSERT_EQ(reference.events.size(), 1u);
+  EXPECT_EQ(reference.events[0].guard, "breakaway");
+  EXPECT_LT(std::fabs(static_cast<long double>(reference.events[0].t) - t_break), 1e-17L);
+  std::cout << "[stick-slip " << scalar_name(scalar_kind_of<S>()) << " on-belt] breakaway at t = "
+            << static_cast<double>(b.breakaways[0]) << " s, |t - t*| = "
+            << static_cast<double>(std::fabs(static_cast<long double>(b.breakaways[0]) - t_break)) << " s\n";
+}
+
 // Without the equivalent dynamics (sliding = false) the two static faces chatter across u = 0
 // at the minimum step; with it the first stick is one event. min_step = 1e-4 s makes the
 // chattering countable: the stick from 0.128 s to 1 s takes thousands of events.
