@@ -651,7 +651,14 @@ class Simulator<S>::Impl {
     switch (exit.status) {
       case SlideStatus::kOtherOfA:
       case SlideStatus::kOtherOfB:
+        // The chain starts from the mode whose guard fired, with the state moved (by rounding-
+        // level amounts) to that mode's side of the surface, as at the lambda exits below.
         mode_ = exit.status == SlideStatus::kOtherOfA ? sl.a : sl.b;
+        if (exit.status == SlideStatus::kOtherOfA) {
+          push_to_side(sl.a, sl.to_b, sl.atom_a, t_a, x_a_.data(), false);
+        } else {
+          push_to_side(sl.b, sl.to_a, sl.atom_b, t_a, x_a_.data(), false);
+        }
         take_event(t_a, x_a_.data(), bracket.t_b, x_b_.data(), exit.transition, one_sided);
         return t_a;
       case SlideStatus::kIntoA:
