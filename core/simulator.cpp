@@ -494,7 +494,10 @@ class Simulator<S>::Impl {
     zeno_.declared = true;
     zeno_.t_inf = t + remaining;
     HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g} (ratio {:.6g})", to_double(zeno_.t_inf), to_double(r));
-    if (model_.zeno.mode < 0) return true;
+    if (model_.zeno.mode < 0) {  // the run stops here, in the arrival mode at the event
+      stepper_->restart(rhs_of(mode_), t, x, nullptr);
+      return true;
+    }
     zeno_.continued = true;
     std::copy(x, x + n_, x_a_.begin());
     std::copy(x, x + n_, x_b_.begin());

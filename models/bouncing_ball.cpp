@@ -21,7 +21,7 @@
 //
 // Zeno: the impacts accumulate at t_inf = t_1 + 2 e w / (g (1 - e)) (12.85 s for the
 // defaults). The reference stops before the first impact whose flight would last less than
-// 1e-6 s (for the defaults it keeps 67 impacts, the last within 5e-6 s of t_inf), or at t_end,
+// 1e-9 s (for the defaults it keeps 98 impacts), or at t_end,
 // whichever comes first, and says so in its `method`.
 #include <boost/multiprecision/cpp_bin_float.hpp>
 

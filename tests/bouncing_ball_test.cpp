@@ -166,6 +166,11 @@ TEST(BouncingBallZeno, WithoutContinuationTheRunStops) {
   EXPECT_EQ(result.reason, RunReason::kZeno);
   EXPECT_TRUE(result.zeno_detected);
   EXPECT_LT(result.t, 12.86);
+  // The run ends at the last impact, in flight, on the floor and rising.
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "flight");
+  EXPECT_GE(result.x[0], 0.0);
+  EXPECT_LT(result.x[0], 1e-12);
+  EXPECT_GT(result.x[1], 0.0);
   EXPECT_TRUE(testing::contains(result.message, "Zeno accumulation")) << result.message;
   EXPECT_TRUE(testing::contains(result.message, "no continuation")) << result.message;
 }
