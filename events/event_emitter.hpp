@@ -56,26 +56,8 @@ class EventEmitter {
   // count as at the same time.
   Outcome take(int mode, int transition, S t_a, const S* x_a, S t_b, const S* x_b, bool one_sided,
                S same_time = S(0)) {
-    using std::abs;
     Outcome outcome;
-    outcome.repeated = abs(t_a - last_event_t_) <= same_time;
-    if (outcome.repeated) {
-      if (++events_at_same_t_ > chain_limit_) {
-        throw SimulationError(where(mode, t_a) + ": " + std::to_string(events_at_same_t_) +
-                              " events at the same time; the run does not advance (chattering at a surface?)");
-      }
-    } else {
-      events_at_same_t_ = 0;
-    }
-    last_event_t_ = t_a;
-    ++stats_->events;
-    if (one_sided) ++stats_->one_sided_events;
-
-    EventRecord<S> record;
-    record.one_sided = one_sided;
-    record.index = stats_->events;
-    record.t = t_a;
-    record.t_bracket = t_b;
+    EventRecord<S> record = count(mode, t_a, t_b, one_sided, same_time, &outcome.repeated);
     outcome.arrival = chain_->resolve(
         mode, transition, t_a, x_a, t_b, x_b,
         [this, &record, &outcome](int from, int to, TransitionClass kind, std::string_view guard,
@@ -101,24 +83,9 @@ class EventEmitter {
   // counted as an event like any other.
   void take_direct(int from, int to, TransitionClass kind, std::string_view guard, S t_a, S t_b, const S* x_pre,
                    const S* x_post, std::size_t n, bool one_sided) {
-    using std::abs;
-    if (abs(t_a - last_event_t_) <= S(0)) {
-      if (++events_at_same_t_ > chain_limit_) {
-        throw SimulationError(where(from, t_a) + ": " + std::to_string(events_at_same_t_) +
-                              " events at the same time; the run does not advance (chattering at a surface?)");
-      }
-    } else {
-      events_at_same_t_ = 0;
-    }
-    last_event_t_ = t_a;
-    ++stats_->events;
+    bool repeated = false;
+    EventRecord<S> record = count(from, t_a, t_b, one_sided, S(0), &repeated);
     ++stats_->transitions;
-    if (one_sided) ++stats_->one_sided_events;
-    EventRecord<S> record;
-    record.one_sided = one_sided;
-    record.index = stats_->events;
-    record.t = t_a;
-    record.t_bracket = t_b;
     record.from = from;
     record.to = to;
     record.kind = kind;
@@ -132,6 +99,29 @@ class EventEmitter {
   }
 
  private:
+  // progress and count (header comment): one event at t_a; returns its record, ready for rows.
+  EventRecord<S> count(int mode, S t_a, S t_b, bool one_sided, S same_time, bool* repeated) {
+    using std::abs;
+    *repeated = abs(t_a - last_event_t_) <= same_time;
+    if (*repeated) {
+      if (++events_at_same_t_ > chain_limit_) {
+        throw SimulationError(where(mode, t_a) + ": " + std::to_string(events_at_same_t_) +
+                              " events at the same time; the run does not advance (chattering at a surface?)");
+      }
+    } else {
+      events_at_same_t_ = 0;
+    }
+    last_event_t_ = t_a;
+    ++stats_->events;
+    if (one_sided) ++stats_->one_sided_events;
+    EventRecord<S> record;
+    record.one_sided = one_sided;
+    record.index = stats_->events;
+    record.t = t_a;
+    record.t_bracket = t_b;
+    return record;
+  }
+
   std::string where(int mode, S t) const {
     return "model '" + model_.name + "', mode '" + model_.modes[static_cast<std::size_t>(mode)].name +
            "', t = " + format_scalar(t);
