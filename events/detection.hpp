@@ -74,23 +74,17 @@ class TransitionDetector {
   // hold there only because the entry point lies on the pre-event side of a surface: the same
   // arrival seen from the far side of the location bracket, (t_far, x_far), does not satisfy
   // them (or, without a bracket, they sit exactly at 0), and the field drives them out of their
-  // truth (the chain read them so, fired_after). Such an atom, in a guard that would fire
-  // literally, is masked: it reads false until it has had time to leave by its linear rate,
-  // t + 4 s/|ds/dt| + 16 ulp(t) (s its oriented value), and literally from then on, so that a
-  // later genuine crossing is found like any other. The mask is a function of time, the same
-  // for every probe. It never lasts more than kMaskLimitUlps ulps of t: a rate at the rounding
-  // level (a state converged onto a surface) can predict any leaving time, and a mask that
-  // long would hide genuine events.
-  static constexpr double kMaskLimitUlps = 1048576.0;  // 2^20
-
-  // No masks: a run starts with every atom read literally.
+  // truth within the time resolution (the chain read them so, fired_after; see drift()). Such
+  // an atom, in a guard that would fire literally, is masked: it reads false until it has had
+  // time to leave by its linear rate, t + 4 s/|ds/dt| + 16 ulp(t) (s its oriented value), and
+  // literally from then on, so that a later genuine crossing is found like any other. The mask
+  // is a function of time, the same for every probe.
   void disarm() {
     any_masked_ = false;
     armed_mode_ = -1;
   }
 
   void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) {
-    using std::abs;
     std::fill(mask_until_.begin(), mask_until_.end(), -std::numeric_limits<S>::infinity());
     any_masked_ = false;
     armed_mode_ = mode;
@@ -109,12 +103,9 @@ class TransitionDetector {
         const bool on_surface =
             x_far != nullptr ? !relation_holds(atom.relation, value(mode, k, i, t_far, x_far)) : e == S(0);
         if (!on_surface) continue;  // holds on both sides: the guard genuinely fires
-        const S ds = orient(atom.relation, atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e));
-        if (!(ds < S(0))) continue;  // not driven out: it fires
-        const S leave = orient(atom.relation, e) / -ds;
-        const S ulp = machine_epsilon<S>() * std::max<S>(abs(t), S(1));
-        mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i] =
-            t + std::min<S>(S(4) * leave, S(kMaskLimitUlps) * ulp) + S(16) * ulp;
+        const Drift d = drift(mode, k, i, t, x, f, e, t_far, x_far != nullptr);
+        if (d.drive != Drive::kOut) continue;  // not driven out within the resolution: it fires
+        mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i] = t + S(4) * d.leave + S(16) * ulp_of(t);
         any_masked_ = true;
       }
     }
@@ -323,11 +314,9 @@ class TransitionDetector {
           truth_[i] = holds_a;
           continue;
         }
-        // Its zero is inside the bracket: the truth an instant later is the sign of de/dt.
-        S rate = atom_rate(mode, k, i, t_a, x_a, f, e_a);
-        // A tangent entry (de/dt = 0 to first order): the sign comes from the second order.
-        if (rate == S(0)) rate = second_order_rate(mode, k, i, t_a, x_a, f, e_a);
-        truth_[i] = rate == S(0) ? holds_a : relation_holds(relation, rate);
+        // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
+        const Drive drive = drift(mode, k, i, t_a, x_a, f, e_a, t_b, x_b != nullptr).drive;
+        truth_[i] = drive == Drive::kUndecided ? holds_a : drive == Drive::kIn;
         if (!any_surface) surface_atom = static_cast<int>(i);
         any_surface = true;
       }
@@ -365,6 +354,42 @@ class TransitionDetector {
 
   static S orient(Relation relation, const S& v) {
     return relation == Relation::kGreater || relation == Relation::kGreaterEqual ? v : -v;
+  }
+
+  // How the field moves an atom that sits on its surface at an entry point (t, x), e its value
+  // there: the oriented rate ds/dt (the model's own rate when it gives one, else a directional
+  // difference along f; at a tangent entry, ds/dt = 0 to first order, the mean rate of a Heun
+  // step). Driven in (ds/dt > 0): it holds an instant later. Driven out (ds/dt < 0): it does
+  // not, provided the linear prediction has it leave its truth, s / |ds/dt|, within a quarter of
+  // the time resolution: 2^20 ulps of t, or the location bracket's width |t_far - t| when that
+  // is wider (the gamma strategy's h_min). A slower departure is not resolved (a rate at the
+  // rounding level, from a state converged onto a surface, can predict any leaving time; a
+  // mask that long would hide genuine events, a shorter one would expire with the atom still
+  // holding): the atom is then undecided and read literally, as when ds/dt = 0.
+  enum class Drive { kIn, kOut, kUndecided };
+  struct Drift {
+    Drive drive = Drive::kUndecided;
+    S leave = S(0);  // predicted time to leave its truth (kOut)
+  };
+  static constexpr double kResolutionUlps = 1048576.0;  // 2^20
+
+  Drift drift(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e, S t_far, bool bracketed) {
+    using std::abs;
+    const Atom<S>& atom = atom_of(mode, k, i);
+    S rate = atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e);
+    if (rate == S(0)) rate = second_order_rate(mode, k, i, t, x, f, e);
+    const S ds = orient(atom.relation, rate);
+    if (ds > S(0)) return {Drive::kIn, S(0)};
+    if (!(ds < S(0))) return {};
+    const S leave = std::max<S>(orient(atom.relation, e), S(0)) / -ds;
+    const S resolution = std::max<S>(S(kResolutionUlps) * ulp_of(t), bracketed ? S(64) * abs(t_far - t) : S(0));
+    if (!(S(4) * leave <= resolution)) return {};
+    return {Drive::kOut, leave};
+  }
+
+  static S ulp_of(const S& t) {
+    using std::abs;
+    return machine_epsilon<S>() * std::max<S>(abs(t), S(1));
   }
 
   // The model's own de/dt, counted as a guard evaluation.
