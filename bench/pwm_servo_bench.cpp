@@ -2,8 +2,9 @@
 // and solver, and the peer CVODE, measured in one run: events per second, field (RHS)
 // evaluations per event, guard evaluations per event, root-search iterations per event, the
 // number of events that are not one-sided; then the accuracy of each over [0, 5] s against
-// the exact reference (models/pwm_servo_exact.hpp). Counts are exact; seconds are noisy on a shared
-// machine, so read the ratios to cvode printed at the end, which come from this same run.
+// the exact reference (models/pwm_servo_exact.hpp). Counts are exact; seconds are noisy on a
+// shared machine, so read the ratios to cvode printed at the end, which come from this same
+// run.
 //
 //   build/bench/pwm_servo_bench [t_end=1000] [solver,solver,...=dopri5,bs3]
 #include <algorithm>
