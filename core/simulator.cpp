@@ -13,6 +13,7 @@
 #include "events/detection.hpp"
 #include "events/event_emitter.hpp"
 #include "events/location.hpp"
+#include "events/zeno.hpp"
 #include "peers/cvode.hpp"
 #include "solvers/stepper.hpp"
 
@@ -90,9 +91,9 @@ class Simulator<S>::Impl {
         detector_(model, &stats_.guard_evals, &stats_.rhs_evals),
         chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
         emitter_(model, options_.chain_limit, &chain_, &stats_),
-        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), fa_(n_), fb_(n_) {
+        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), fa_(n_), fb_(n_),
+        zeno_(options_) {
     sliding_field_ = [this](S t, const S* x, S* dxdt) { equivalent_field(t, x, dxdt); };
-    zeno_.times.reserve(static_cast<std::size_t>(options_.zeno_events) + 1);
     if (!(S(options_.t_end) > model.t0)) {
       throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
                             format_scalar(model.t0));
@@ -115,7 +116,7 @@ class Simulator<S>::Impl {
     detector_.disarm();
     chatter_next_step_ = false;
     sliding_ = Sliding{};
-    zeno_.times.clear();
+    zeno_.watch.reset();
     zeno_.declared = zeno_.continued = false;
     const S t_end = S(options_.t_end);
     S t = model_.t0;
@@ -311,11 +312,7 @@ class Simulator<S>::Impl {
     result.stats = stats_;
     result.message = std::string(run_reason_name(result.reason)) + " at t = " + format_scalar(t) + " in mode '" +
                      mode_name() + "' after " + std::to_string(stats_.events) + " events";
-    if (result.zeno_detected) {
-      result.message += "; Zeno accumulation of pinnacles at t = " + format_scalar(result.t_zeno) +
-                        (result.reason == RunReason::kZeno ? " (the model declares no continuation)"
-                                                           : ", continued in mode '" + model_.zeno.mode_name + "'");
-    }
+    result.message += zeno_outcome_text(result, model_);
     if (observer_) observer_->on_finish(result);
     return result;
   }
@@ -451,49 +448,46 @@ class Simulator<S>::Impl {
     sample(t_a, stepper_->x_current());
   }
 
-  // --- Zeno (DESIGN.md section 3, item 5): pinnacles accumulating in finite time.
-  // The times t_k of events whose chain visited a pinnacle are kept; when the last
-  // zeno_events intervals d_k = t_k - t_{k-1} shrink by ratios r_k = d_k / d_{k-1} < 1 that
-  // agree within zeno_ratio_tolerance, the sequence is geometric and accumulates at
-  //   t_inf = t_k + d_k r / (1 - r)  (r the last ratio; the sum of d_k r^j, j >= 1).
-  // Zeno is declared once t_inf - t_k <= zeno_horizon: the run has followed the pinnacles
-  // down to that time scale and skips the rest. With the model's continuation it goes on at
-  // t_inf in the continuation mode, x+ = reset(t_inf, x); without one it stops (kZeno).
+  // --- Zeno (DESIGN.md section 3, item 5): pinnacles accumulating in finite time, detected by
+  // events/zeno.hpp from the times of events whose chain visited a pinnacle. Once declared,
+  // with the model's continuation the run goes on at t_inf in the continuation mode,
+  // x+ = reset(t_inf, x); without one it stops (kZeno).
 
   struct Zeno {
-    std::vector<S> times;  // the last zeno_events + 1 pinnacle event times, oldest first
+    explicit Zeno(const SimulationOptions& options) : watch(options) {}
+    ZenoWatch<S> watch;
     bool declared = false, continued = false;
     S t_inf = S(0);
   };
 
   static constexpr std::string_view kZenoGuard = "zeno";
 
+  // The error of this run's event times near t: h_min under gamma (it switches at the start of
+  // the h_min step that crossed), else the minimum step (a few ulps of t).
+  S time_resolution(S t) const { return strategy_ == Strategy::kGamma ? S(options_.h_min) : min_step(t); }
+
   // Records a pinnacle event at t with arrival state x; true when it declares Zeno (the
   // stepper is then restarted at t_inf in the continuation mode, or the run is to stop).
   bool watch_zeno(S t, const S* x) {
-    using std::abs;
-    auto& times = zeno_.times;
-    const std::size_t window = static_cast<std::size_t>(options_.zeno_events) + 1;
-    if (times.size() == window) times.erase(times.begin());  // capacity kept: no allocation
-    times.push_back(t);
-    if (times.size() < window) return false;
-    S r_min = S(1), r_max = S(0), r = S(0);
-    for (std::size_t k = 2; k < window; ++k) {
-      const S d_prev = times[k - 1] - times[k - 2], d = times[k] - times[k - 1];
-      if (!(d_prev > S(0)) || !(d > S(0))) return false;
-      r = d / d_prev;
-      r_min = std::min(r_min, r);
-      r_max = std::max(r_max, r);
+    if (!zeno_.watch.observe(t, time_resolution(t))) return false;
+    if (!(zeno_.watch.t_inf() < S(options_.t_end))) return false;  // the run ends before it
+    if (zeno_.continued && zeno_.watch.t_inf() - zeno_.t_inf <= std::max<S>(S(options_.zeno_horizon), S(2) * time_resolution(t))) {
+      // The continuation did not hold: the pinnacles resumed at once and accumulate again at
+      // the same point, so the run would not advance.
+      throw SimulationError(where(t) + ": pinnacles accumulate again at t = " + format_scalar(zeno_.watch.t_inf()) +
+                            ", right after the Zeno continuation into mode '" + model_.zeno.mode_name + "' at t = " +
+                            format_scalar(zeno_.t_inf) + ": the continuation does not hold, and the run does not advance");
     }
-    if (!(r_max < S(1)) || r_max - r_min > S(options_.zeno_ratio_tolerance) * r_max) return false;
-    const S d_last = times[window - 1] - times[window - 2];
-    const S remaining = d_last * r / (S(1) - r);
-    if (!(remaining <= S(options_.zeno_horizon))) return false;
-
-    if (!(t + remaining < S(options_.t_end))) return false;  // the run ends before it
     zeno_.declared = true;
-    zeno_.t_inf = t + remaining;
-    HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g} (ratio {:.6g})", to_double(zeno_.t_inf), to_double(r));
+    zeno_.t_inf = zeno_.watch.t_inf();
+    zeno_.watch.reset();
+    if (zeno_.watch.at_resolution()) {
+      HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g}, their intervals at the time resolution",
+                     to_double(zeno_.t_inf));
+    } else {
+      HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g} (ratio {:.6g})", to_double(zeno_.t_inf),
+                     to_double(zeno_.watch.ratio()));
+    }
     if (model_.zeno.mode < 0) {  // the run stops here, in the arrival mode at the event
       stepper_->restart(rhs_of(mode_), t, x, nullptr);
       return true;

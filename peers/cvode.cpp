@@ -63,6 +63,7 @@
 #include "events/chain.hpp"
 #include "events/detection.hpp"
 #include "events/event_emitter.hpp"
+#include "events/zeno.hpp"
 
 namespace hysim {
 namespace {
@@ -133,6 +134,7 @@ class CvodeRun {
         detector_(model, &stats->guard_evals),
         chain_(model, options.chain_limit, &detector_, &stats->rhs_evals),
         emitter_(model, options.chain_limit, &chain_, stats),
+        zeno_(options),
         field_(n_) {
     // Root functions of each mode: every atom of every transition, in declaration order.
     roots_of_mode_.resize(model.modes.size());
@@ -149,6 +151,8 @@ class CvodeRun {
   RunResult<double> run() {
     *stats_ = RunStatistics{};
     emitter_.reset(observer_);
+    zeno_.reset();
+    zeno_detected_ = zeno_continued_ = stop_ = false;
     const double t_end = options_.t_end;
     double t = model_.t0;
     mode_ = model_.initial_mode;
@@ -172,6 +176,10 @@ class CvodeRun {
 
     RunResult<double> result;
     while (true) {
+      if (stop_) {
+        result.reason = RunReason::kZeno;
+        break;
+      }
       if (stats_->events >= options_.event_limit) {
         result.reason = RunReason::kEventLimit;
         break;
@@ -193,7 +201,7 @@ class CvodeRun {
       if (flag < 0) fail(flag, "CVode");
       note_step();
       if (flag == CV_ROOT_RETURN) {
-        if (at_root(t_returned)) t = t_returned;
+        if (at_root(t_returned)) t = t_resume_;
         continue;
       }
       // CV_SUCCESS (a step ended at t_n) or CV_TSTOP_RETURN (t_end reached).
@@ -207,9 +215,11 @@ class CvodeRun {
     result.mode = mode_;
     result.x.assign(y, y + n_);
     result.stats = *stats_;
+    result.zeno_detected = zeno_detected_;
+    result.t_zeno = t_zeno_;
     result.message = std::string(run_reason_name(result.reason)) + " at t = " + format_scalar(t) + " in mode '" +
                      mode_name() + "' after " + std::to_string(stats_->events) + " events (CVODE " +
-                     (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")";
+                     (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")" + zeno_outcome_text(result, model_);
     if (observer_) observer_->on_finish(result);
     return result;
   }
@@ -243,8 +253,43 @@ class CvodeRun {
     mode_ = outcome.arrival.mode;
     std::copy(outcome.arrival.x, outcome.arrival.x + n_, y);  // the chain copied x_a first
     sample(t_r, y);
-    restart(t_r);
+    t_resume_ = t_r;
+    if (outcome.pinnacle && zeno_.observe(t_r, time_resolution(t_r)) && zeno_.t_inf() < options_.t_end) {
+      at_zeno(t_r, y);
+      if (stop_) return true;
+    }
+    restart(t_resume_);
     return true;
+  }
+
+  // Zeno declared after the event at t_r with arrival state y: as the engine does, go on at
+  // t_inf in the model's continuation mode with x+ = reset(t_inf, y), or stop at t_r.
+  void at_zeno(double t_r, double* y) {
+    const double t_inf = zeno_.t_inf();
+    if (zeno_continued_ && t_inf - t_zeno_ <= std::max(options_.zeno_horizon, 2 * time_resolution(t_r))) {
+      throw SimulationError(where(t_r) + ": pinnacles accumulate again at t = " + format_scalar(t_inf) +
+                            ", right after the Zeno continuation into mode '" + model_.zeno.mode_name +
+                            "' at t = " + format_scalar(t_zeno_) +
+                            ": the continuation does not hold, and the run does not advance");
+    }
+    zeno_detected_ = true;
+    t_zeno_ = t_inf;
+    zeno_.reset();
+    HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g}", t_inf);
+    if (model_.zeno.mode < 0) {
+      stop_ = true;
+      return;
+    }
+    zeno_continued_ = true;
+    std::vector<double> x_plus(y, y + n_);  // once per accumulation
+    if (model_.zeno.reset) model_.zeno.reset(t_inf, y, x_plus.data());
+    check_finite(t_inf, x_plus.data(), "the Zeno continuation's state");
+    emitter_.take_direct(mode_, model_.zeno.mode, TransitionClass::kInterior, "zeno", t_inf, t_inf, y,
+                         x_plus.data(), n_, /*one_sided=*/true);
+    mode_ = model_.zeno.mode;
+    std::copy(x_plus.begin(), x_plus.end(), y);
+    sample(t_inf, y);
+    t_resume_ = t_inf;
   }
 
   // CV_SUCCESS or CV_TSTOP_RETURN at t: the step pending since the last look ends here (it
@@ -550,9 +595,16 @@ class CvodeRun {
   TransitionDetector<double> detector_;
   TransitionChain<double> chain_;
   EventEmitter<double> emitter_;
+  ZenoWatch<double> zeno_;
   std::vector<std::vector<RootFunction>> roots_of_mode_;
   std::vector<double> field_;
   int mode_ = 0;
+  double t_resume_ = 0.0;  // where integration goes on after the last event (t_r, or t_inf)
+
+  // Zeno, as in the engine (events/zeno.hpp): declared at t_zeno_; stop_ when the model has no
+  // continuation.
+  bool zeno_detected_ = false, zeno_continued_ = false, stop_ = false;
+  double t_zeno_ = 0.0;
 
   // Steps: CVODE's count since the last (re)start, the pending step's start, the next one's.
   long steps_seen_ = 0;
