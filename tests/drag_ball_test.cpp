@@ -1,12 +1,15 @@
 // The bouncing ball with linear drag (models/drag_ball.cpp) against its reference: impact
 // times are roots of a transcendental equation, found in 100-digit arithmetic. Checked here
 // against the closed form written out again independently, against the first-order expansion
-// in a small drag rate, and against the engine at tight tolerances.
+// in a small drag rate, and against the engine at tight tolerances; and the engine's Zeno
+// detection of the accumulating impacts (pinnacles: flight -> impact -> flight) against the
+// accumulation time computed from the reference.
 #include <gtest/gtest.h>
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 
 #include "core/errors.hpp"
@@ -43,6 +46,8 @@ TEST(DragBallReference, ImpactsAreZerosOfTheClosedForm) {
   for (std::size_t k = 0; k < reference.events.size(); ++k) {
     const ReferenceEvent& event = reference.events[k];
     EXPECT_EQ(event.guard, "impact");
+    EXPECT_EQ(event.from, "flight");
+    EXPECT_EQ(event.to, "impact");  // the event's first row; the chain rebounds into flight
     ASSERT_EQ(event.x.size(), 2u);
     EXPECT_EQ(event.x[0], 0);
     EXPECT_LT(event.x[1], 0);
@@ -120,7 +125,9 @@ TYPED_TEST_SUITE(DragBallEngineTest, Scalars);
 
 // Consistency with the engine: dopri5 at rtol 1e-12 (atol 1e-14, so that the slow late
 // bounces are held to the relative tolerance too) finds the 14 impacts of (0, 6.9], times
-// within 1e-9 s of the reference and velocities within 1e-9 m/s.
+// within 1e-9 s of the reference and velocities within 1e-9 m/s. Each impact is two rows at
+// one t: flight -> impact (a pinnacle: algebraic, the velocity jumps), then impact -> flight
+// by "rebound" (interior); the reference lists the first.
 TYPED_TEST(DragBallEngineTest, TightToleranceReproducesTheReference) {
   using S = TypeParam;
   const Model<S> model = testing::catalog_model<S>("drag-ball");
@@ -130,12 +137,108 @@ TYPED_TEST(DragBallEngineTest, TightToleranceReproducesTheReference) {
   options.atol = 1e-14;
   const auto run = testing::collect(model, options);
   const Reference reference = testing::catalog_reference("drag-ball", kTEnd);
+  ASSERT_EQ(run.rows.size(), 2 * reference.events.size());
+  for (std::size_t k = 0; k < reference.events.size(); ++k) {
+    const auto& impact = run.rows[2 * k];
+    const auto& rebound = run.rows[2 * k + 1];
+    EXPECT_EQ(impact.guard, "impact") << "impact " << k + 1;
+    EXPECT_EQ(impact.kind, TransitionClass::kPinnacle) << "impact " << k + 1;
+    EXPECT_EQ(rebound.guard, "rebound") << "impact " << k + 1;
+    EXPECT_EQ(rebound.kind, TransitionClass::kInterior) << "impact " << k + 1;
+    EXPECT_EQ(rebound.index, impact.index);
+    EXPECT_EQ(rebound.t, impact.t);
+    EXPECT_EQ(rebound.x_pre, impact.x_post);
+    EXPECT_GT(impact.x_post[1], S(0));  // the ball leaves upward
+  }
   const auto errors = testing::compare_with_reference(model, run, reference);
   EXPECT_LT(errors.max_dt, 1e-9L);
   EXPECT_LT(errors.max_dx, 1e-9L);
   std::cout << "[drag-ball " << scalar_name(scalar_kind_of<S>()) << ", dopri5 rtol 1e-12 atol 1e-14] "
-            << run.rows.size() << " of " << reference.events.size() << " impacts, max |t - t*| = "
+            << run.rows.size() / 2 << " of " << reference.events.size() << " impacts, max |t - t*| = "
             << static_cast<double>(errors.max_dt) << " s, max |x - x*| = " << static_cast<double>(errors.max_dx) << "\n";
+}
+
+// The accumulation time, computed without the engine: the reference's impacts up to the last
+// it keeps (for t_end = 10, impact 62 at 7.0879908 s, whose upward speed afterwards is
+// u = e |v_62| = 4.3e-6 m/s), then the remaining infinitely many flights summed with the
+// first-order expansion in the drag of SmallDragMatchesFirstOrderExpansion: a bounce leaving
+// at u lasts (2u/g)(1 - c u/(3g)) and lands at u (1 - 2 c u/(3g)). The neglected terms are
+// relative (c u/g)^2 <= 5e-14 of a tail of 4.4e-6 s, 2e-19 s; summed in 100 digits down to
+// flights below 1e-40 s (the rest of the geometric tail, < 1e-39 s, is dropped). Result:
+// 7.087995213531703 s (a float128 run at rtol 1e-20 gives t_zeno = 7.0879952135317029).
+Real accumulation_time() {
+  const Reference reference = testing::catalog_reference("drag-ball", 10);
+  const Real g("9.81"), c("0.5"), e("0.8");
+  Real t(reference.events.back().t);
+  Real speed = -Real(reference.events.back().x[1]);
+  const Real smallest("1e-40");
+  for (;;) {
+    const Real u = e * speed;
+    const Real flight = 2 * u / g * (1 - c * u / (3 * g));
+    if (flight < smallest) return t;
+    t += flight;
+    speed = u * (1 - 2 * c * u / (3 * g));
+  }
+}
+
+// Zeno: the impacts are pinnacles, so the engine sees them accumulate. At the tolerances of the
+// previous test and t_end = 10, it declares Zeno once the intervals between impacts shrink
+// geometrically (near the end the drag hardly matters and their ratio is e to within
+// c u/g ~ 1e-10) and less than zeno_horizon = 1e-9 s remains, estimates t_inf and rests on the
+// floor (y = v = 0) to t = 10. The bound on |t_zeno - t_inf| is zeno_horizon, 1e-9 s: the
+// detector extrapolates over at most that much of the sequence, and the engine's impact times
+// must be good to better than that for the declaration to be sound. Measured: 4.7e-11 s in
+// double, long double and float128 alike, which is the error of the impact times themselves
+// at rtol 1e-12 (`hysim compare drag-ball --t-end 10 --rtol 1e-12 --atol 1e-14`: up to
+// 4.7e-11 s over the reference's 62); the extrapolation over the last < 1e-9 s adds ~1e-14 s
+// at most (a ratio taken from times known to an ulp). 101 events: 100 impacts and the `zeno` row.
+TYPED_TEST(DragBallEngineTest, ZenoAccumulationThenRest) {
+  using S = TypeParam;
+  const Model<S> model = testing::catalog_model<S>("drag-ball");
+  SimulationOptions options;
+  options.t_end = 10;
+  options.rtol = 1e-12;
+  options.atol = 1e-14;
+  RunResult<S> result;
+  const auto run = testing::collect(model, options, false, &result);
+  const Real t_inf = accumulation_time();
+  ASSERT_TRUE(result.zeno_detected) << result.message;
+  const Real error = Real(static_cast<float128>(result.t_zeno)) - t_inf;
+  EXPECT_LT(abs(error), Real("1e-9"));
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd);
+  EXPECT_EQ(static_cast<double>(result.t), 10.0);
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "rest");
+  EXPECT_EQ(result.x[0], S(0));
+  EXPECT_EQ(result.x[1], S(0));
+  EXPECT_LT(result.stats.events, 1000);
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_EQ(run.rows.back().guard, "zeno");
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(run.rows.back().to)].name, "rest");
+  EXPECT_EQ(run.rows.back().t, result.t_zeno);
+  std::cout << "[drag-ball " << scalar_name(scalar_kind_of<S>()) << ", dopri5 rtol 1e-12 atol 1e-14] Zeno at t = "
+            << std::setprecision(17) << static_cast<double>(result.t_zeno) << " (from the reference "
+            << static_cast<double>(t_inf) << std::setprecision(6) << ", error " << static_cast<double>(error)
+            << " s) after " << result.stats.events << " events; at rest to t = 10\n";
+}
+
+// The same at the default tolerances (rtol 1e-6, atol 1e-9), in double: Zeno is declared and
+// the run rests to t = 10, but t_zeno carries the error of the impact times, which grows over
+// the slow late bounces to 2.4e-6 s by impact 62 (`hysim compare drag-ball --t-end 10`);
+// measured 2.35e-6 s; bound 1e-5 s.
+TEST(DragBallZeno, DefaultTolerances) {
+  const Model<double> model = testing::catalog_model<double>("drag-ball");
+  SimulationOptions options;
+  options.t_end = 10;
+  RunResult<double> result;
+  testing::collect(model, options, false, &result);
+  ASSERT_TRUE(result.zeno_detected) << result.message;
+  const double error = result.t_zeno - static_cast<double>(accumulation_time());
+  EXPECT_LT(std::fabs(error), 1e-5);
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd);
+  EXPECT_EQ(result.t, 10.0);
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "rest");
+  std::cout << "[drag-ball double, defaults] Zeno at t = " << std::setprecision(17) << result.t_zeno
+            << std::setprecision(6) << ", error " << error << " s, after " << result.stats.events << " events\n";
 }
 
 }  // namespace
