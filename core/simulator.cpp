@@ -561,30 +561,49 @@ class Simulator<S>::Impl {
     return {};
   }
 
-  // The gamma rule on a sliding motion: the predicted time until one of the two oriented
-  // rates reaches 0 (lambda leaves [0, 1]), from its value and its derivative along f_s (a
-  // forward difference, two more field evaluations); infinity when neither decreases.
+  // The gamma rule on a sliding motion: the predicted time until one of the two oriented rates
+  // reaches 0 (lambda leaves [0, 1]). The rates move with the state along f_s and with t
+  // itself (a moving surface, a time-dependent field: the cam follower's reaction): a sliding
+  // motion is often integrated exactly (f_s constant), so the integrator's error control does
+  // not limit its steps, and a rate that moves away at the step's start may turn and cross
+  // within one long step. So each rate rho is predicted to second order,
+  //   rho(t + h) ~ rho + rho' h + rho'' h^2 / 2,
+  // with rho', rho'' from rho at t, t + d, t + 2d along x + s f_s (d = eps^(1/3) max(|t|, 1),
+  // four more field evaluations), and the time is the first positive root of that quadratic;
+  // infinity when there is none.
   S sliding_exit_time(S t, const S* x, const S* fs) {
     using std::abs;
+    using std::cbrt;
     using std::sqrt;
     const Sliding& sl = sliding_;
-    const auto rates = [&](S tt, const S* xx, S* ra, S* rb) {
-      model_.modes[static_cast<std::size_t>(sl.a)].field(tt, xx, fa_.data());
-      model_.modes[static_cast<std::size_t>(sl.b)].field(tt, xx, fb_.data());
+    const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    S ra[3], rb[3];
+    for (int j = 0; j < 3; ++j) {
+      const S s = S(j) * d;
+      for (std::size_t i = 0; i < n_; ++i) x_mid_[i] = x[i] + s * fs[i];
+      model_.modes[static_cast<std::size_t>(sl.a)].field(t + s, x_mid_.data(), fa_.data());
+      model_.modes[static_cast<std::size_t>(sl.b)].field(t + s, x_mid_.data(), fb_.data());
       stats_.rhs_evals += 2;
-      *ra = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, tt, xx, fa_.data());
-      *rb = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, tt, xx, fb_.data());
+      ra[j] = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t + s, x_mid_.data(), fa_.data());
+      rb[j] = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t + s, x_mid_.data(), fb_.data());
+    }
+    const auto first_root = [d](const S* r) {
+      const S inf = std::numeric_limits<S>::infinity();
+      if (!(r[0] > S(0))) return inf;  // at lambda = 0 or 1 already: the step's end decides
+      const S slope = (S(4) * r[1] - S(3) * r[0] - r[2]) / (S(2) * d);  // rho'(t), second order
+      const S curvature = (r[2] - S(2) * r[1] + r[0]) / (d * d);
+      if (curvature == S(0)) return slope < S(0) ? r[0] / -slope : inf;
+      const S discriminant = slope * slope - S(2) * curvature * r[0];
+      if (discriminant < S(0)) return inf;  // the parabola stays above 0
+      const S root = sqrt(discriminant);
+      // the roots (-slope -+ root) / curvature; the smaller positive one
+      S h = inf;
+      for (const S& candidate : {(-slope - root) / curvature, (-slope + root) / curvature}) {
+        if (candidate > S(0)) h = std::min(h, candidate);
+      }
+      return h;
     };
-    S ra0, rb0, ra1, rb1;
-    rates(t, x, &ra0, &rb0);
-    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
-    for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] + d * fs[j];
-    rates(t + d, x_mid_.data(), &ra1, &rb1);
-    S tau = std::numeric_limits<S>::infinity();
-    const S da = (ra1 - ra0) / d, db = (rb1 - rb0) / d;
-    if (da < S(0) && ra0 > S(0)) tau = std::min(tau, ra0 / -da);
-    if (db < S(0) && rb0 > S(0)) tau = std::min(tau, rb0 / -db);
-    return tau;
+    return std::min(first_root(ra), first_root(rb));
   }
 
   // Starts the equivalent dynamics at a sliding arrival; false when the arrival names no
