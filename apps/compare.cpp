@@ -77,6 +77,7 @@ nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const
   out["matching"] = {{"matched", run.match->matched},
                      {"missed", run.match->missed},
                      {"spurious", run.match->spurious},
+                     {"at_start", run.match->at_start},
                      {"open_at_end", run.match->open}};
   out["max_abs_dt"] = optional_json(max_time_error(*run.match, run.events, reference->events));
   nlohmann::json by_name = nlohmann::json::object();

@@ -30,7 +30,11 @@ std::optional<double> Evaluation::one_sided_share() const {
 }
 
 std::string Evaluation::status_note() const {
-  return outcome == Outcome::kCompleted ? "" : std::string(outcome_name(outcome)) + ": " + note;
+  std::string text = outcome == Outcome::kCompleted ? "" : std::string(outcome_name(outcome)) + ": " + note;
+  if (match && match->at_start > 0) {
+    text += (text.empty() ? "" : "; ") + std::to_string(match->at_start) + " event(s) at t0 not compared";
+  }
+  return text;
 }
 
 std::optional<Reference> reference_for(const ModelChoice& choice, const ParameterValues& values, double t_end,
@@ -100,7 +104,10 @@ Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options,
     run.events.clear();
     return run;
   }
-  if (reference) run.match = match_events(run.events, reference->events, static_cast<float128>(options.t_end));
+  if (reference) {
+    run.match = match_events(run.events, reference->events, static_cast<float128>(options.t_end),
+                             static_cast<float128>(model.t0));
+  }
   return run;
 }
 

@@ -32,7 +32,8 @@ std::vector<Window> windows_of(std::span<const ReferenceEvent> reference) {
 
 }  // namespace
 
-MatchResult match_events(std::span<const RunEvent> run, std::span<const ReferenceEvent> reference, float128 t_end) {
+MatchResult match_events(std::span<const RunEvent> run, std::span<const ReferenceEvent> reference, float128 t_end,
+                         float128 t0) {
   MatchResult result;
   result.reference_of_run.assign(run.size(), kUnmatched);
   result.run_of_reference.assign(reference.size(), kUnmatched);
@@ -44,11 +45,13 @@ MatchResult match_events(std::span<const RunEvent> run, std::span<const Referenc
     const RunEvent& event = run[i];
     const auto first = std::partition_point(windows.begin(), windows.end(),
                                             [&](const Window& w) { return w.hi < event.t; });
+    const bool at_start = event.t == t0;
     std::ptrdiff_t best = kUnmatched;
     float128 best_distance = 0;
     for (auto w = first; w != windows.end() && w->lo <= event.t; ++w) {
       const auto j = static_cast<std::size_t>(w - windows.begin());
       if (result.run_of_reference[j] != kUnmatched || reference[j].guard != event.guard) continue;
+      if (at_start && reference[j].t != t0) continue;
       const float128 distance = abs(event.t - reference[j].t);
       if (best == kUnmatched || distance < best_distance) {
         best = static_cast<std::ptrdiff_t>(j);
@@ -56,7 +59,7 @@ MatchResult match_events(std::span<const RunEvent> run, std::span<const Referenc
       }
     }
     if (best == kUnmatched) {
-      ++result.spurious;
+      ++(at_start ? result.at_start : result.spurious);
       continue;
     }
     result.reference_of_run[i] = best;

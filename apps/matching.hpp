@@ -12,6 +12,10 @@
 //   match      run events are taken in time order; each matches the unmatched reference event
 //              with the same guard name whose window holds its time and whose t* is nearest
 //              (ties: the earlier reference event). A run event with none is spurious.
+//   start      a run event at the run's start t0 (a guard that fires there: a chain at t0) is
+//              compared only with reference events at t0 exactly; without one it is counted
+//              as at_start, neither matched nor spurious (references list the events after
+//              the start: a model that starts on a switching surface has its first chain there).
 //   missed     an unmatched reference event is missed, unless its window reaches past the end
 //              of the run (t*_j + r_j > t_end): the run stopped before it could report that
 //              event within its window (an event at t_end itself, which rounding puts on either
@@ -21,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,10 +52,12 @@ struct MatchResult {
   std::size_t missed = 0;    // unmatched reference events whose window closed before t_end
   std::size_t open = 0;      // unmatched reference events whose window reaches past t_end
   std::size_t spurious = 0;  // unmatched run events
+  std::size_t at_start = 0;  // run events at t0 that the reference has no event at t0 for
 };
 
-// Both lists in time order. t_end: the end of the run.
-MatchResult match_events(std::span<const RunEvent> run, std::span<const ReferenceEvent> reference, float128 t_end);
+// Both lists in time order. t_end: the end of the run; t0: its start.
+MatchResult match_events(std::span<const RunEvent> run, std::span<const ReferenceEvent> reference, float128 t_end,
+                         float128 t0 = -std::numeric_limits<float128>::infinity());
 
 // Signed errors of one matched event: t~ - t* and x~_i - x*_i (as in 004, Table 1).
 struct EventError {

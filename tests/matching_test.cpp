@@ -129,6 +129,32 @@ TEST(Matching, OpenWindowAtTheEnd) {
   EXPECT_TRUE(counts_are(m, 2, 1, 0, 1));
 }
 
+// A chain at the run's start t0 (the model starts on a switching surface) is compared only
+// with reference events at t0: without one it is neither matched nor spurious, and does not
+// take the first reference event's window (whose left half is borrowed from its right).
+TEST(Matching, EventsAtTheStartAreComparedOnlyWithEventsAtTheStart) {
+  const auto reference = reference_at({0.16, 0.52, 1.16}, {"lift", "touch", "lift"});
+  {
+    const auto run = run_at({0.0, 0.16, 0.52, 1.16}, {"lift", "lift", "touch", "lift"});
+    const MatchResult m = match_events(run, reference, float128(2), float128(0));
+    EXPECT_TRUE(counts_are(m, 3, 0, 0));
+    EXPECT_EQ(m.at_start, 1u);
+    EXPECT_EQ(m.reference_of_run[0], kUnmatched);
+    EXPECT_EQ(m.reference_of_run[1], 0);
+    // Without t0 the start event would take reference event 1 and leave the real one spurious.
+    const MatchResult blind = match_events(run, reference, float128(2));
+    EXPECT_EQ(blind.reference_of_run[0], 0);
+    EXPECT_EQ(blind.spurious, 1u);
+  }
+  {
+    const auto with_start = reference_at({0.0, 0.16}, {"lift", "lift"});
+    const auto run = run_at({0.0, 0.16}, {"lift", "lift"});
+    const MatchResult m = match_events(run, with_start, float128(1), float128(0));
+    EXPECT_TRUE(counts_are(m, 2, 0, 0));
+    EXPECT_EQ(m.at_start, 0u);
+  }
+}
+
 // A lone reference event has an unbounded window; no reference at all makes every run event
 // spurious.
 TEST(Matching, LoneAndEmptyReferences) {
