@@ -54,11 +54,15 @@
 // there, on the far side (not one-sided). The cvode peer (peers/cvode.cpp) has no
 // equivalent dynamics.
 //
-// Zeno (DESIGN.md section 3, item 5): when zeno_events consecutive intervals d between
-// pinnacle events shrink by ratios r < 1 that agree within zeno_ratio_tolerance, the events
-// accumulate at t_inf = t_k + d r / (1 - r); once t_inf - t_k <= zeno_horizon (and
-// t_inf < t_end) the run records a row to the model's continuation mode (guard "zeno") and
-// goes on from (t_inf, reset(x)), or, without a continuation, stops with RunReason::kZeno.
+// Zeno (DESIGN.md section 3, item 5; events/zeno.hpp): when zeno_events consecutive intervals
+// d between pinnacle events shrink by ratios r < 1 that agree within zeno_ratio_tolerance (plus
+// what the time resolution res of the run's events allows: h_min under gamma, else a few ulps),
+// the events accumulate at t_inf = t_k + d r / (1 - r); once t_inf - t_k <= zeno_horizon (or
+// d <= 64 res), and when all those intervals are already within max(zeno_horizon, 2 res)
+// (t_inf = t_k), and t_inf < t_end, the run records a row to the model's continuation mode
+// (guard "zeno") and goes on from (t_inf, reset(x)), or, without a continuation, stops with
+// RunReason::kZeno. A continuation after which the pinnacles accumulate again at once at the
+// same point is a SimulationError.
 //
 // Failure policy: bad options and ill-formed models throw InvalidArgument / ModelError before
 // the run starts; a run that cannot go on (non-finite state or guard, step size underflow,
