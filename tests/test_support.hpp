@@ -75,4 +75,22 @@ Collected<S> collect(const Model<S>& model, const SimulationOptions& options, bo
   return out;
 }
 
+// A run past a Zeno accumulation into a continuation where the state is 0 (a ball at rest on
+// the floor): it reached t_end in mode `rest_mode` with every state 0, in fewer than 1000
+// events, and its last row is the `zeno` row into that mode at t_zeno.
+template <class S>
+void expect_at_rest_after_zeno(const Model<S>& model, const RunResult<S>& result, const Collected<S>& run,
+                               double t_end, const std::string& rest_mode) {
+  ASSERT_TRUE(result.zeno_detected) << result.message;
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd);
+  EXPECT_EQ(static_cast<double>(result.t), t_end);
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, rest_mode);
+  for (const S& x : result.x) EXPECT_EQ(x, S(0));
+  EXPECT_LT(result.stats.events, 1000);
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_EQ(run.rows.back().guard, "zeno");
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(run.rows.back().to)].name, rest_mode);
+  EXPECT_EQ(run.rows.back().t, result.t_zeno);
+}
+
 }  // namespace hysim::testing
