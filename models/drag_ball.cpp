@@ -47,6 +47,7 @@
 #include "core/errors.hpp"
 #include "core/model.hpp"
 #include "core/scalar.hpp"
+#include "models/bouncing.hpp"
 #include "models/catalog.hpp"
 
 namespace hysim {
@@ -61,25 +62,10 @@ Model<S> make_drag_ball(const ParameterValues& values) {
   model.source = "projectile with linear drag and Newton's restitution law";
   model.state_names = {"y", "v"};
   model.x0 = {values.get<S>("y0"), values.get<S>("v0")};
-  model.add_mode("flight", [g, c](S, const S* x, S* dxdt) {
+  add_bouncing_modes<S>(model, [g, c](S, const S* x, S* dxdt) {
     dxdt[0] = x[1];
     dxdt[1] = -g - c * x[1];
-  }, "fall with linear drag: dy/dt = v, dv/dt = -g - c v");
-  model.add_mode("impact", FieldFunction<S>{}, "Newton's restitution law at a point of time (pinnacle)");
-  model.add_mode("rest", [](S, const S*, S* dxdt) {
-    dxdt[0] = S(0);
-    dxdt[1] = S(0);
-  }, "on the floor after the Zeno accumulation: y = v = 0");
-  auto below = Guard<S>::atom("y", [](S, const S* x) { return x[0]; }, Relation::kLessEqual);
-  auto falling = Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kLess);
-  model.add_transition("flight", "impact", "impact", std::move(below) && std::move(falling),
-                       [e](S, const S* x, S* x_plus) { x_plus[1] = -e * x[1]; });
-  model.add_transition("impact", "flight", "rebound",
-                       Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kGreaterEqual));
-  model.zeno = {"rest", -1, [](S, const S*, S* x_plus) {
-                  x_plus[0] = S(0);
-                  x_plus[1] = S(0);
-                }};
+  }, "fall with linear drag: dy/dt = v, dv/dt = -g - c v", e);
   model.finalize();
   return model;
 }
