@@ -1,8 +1,8 @@
 #include "apps/cli_options.hpp"
 
-#include "core/errors.hpp"
-#include "events/strategy.hpp"
-#include "solvers/stepper.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/events/strategy.hpp"
+#include "hysim/solvers/stepper.hpp"
 
 namespace hysim::app {
 

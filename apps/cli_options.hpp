@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/parameters.hpp"
-#include "core/scalar.hpp"
-#include "core/simulator.hpp"
-#include "models/catalog.hpp"
+#include "hysim/core/parameters.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/simulator.hpp"
+#include "hysim/models/catalog.hpp"
 
 namespace hysim::app {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "apps/stopwatch.hpp"
-#include "core/errors.hpp"
-#include "events/strategy.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/events/strategy.hpp"
 
 namespace hysim::app {
 

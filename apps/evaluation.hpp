@@ -16,8 +16,8 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/matching.hpp"
-#include "core/simulator.hpp"
-#include "models/reference.hpp"
+#include "hysim/simulator.hpp"
+#include "hysim/models/reference.hpp"
 
 namespace hysim::app {
 

@@ -4,9 +4,9 @@
 
 #include "apps/commands.hpp"
 #include "apps/table.hpp"
-#include "events/strategy.hpp"
-#include "models/catalog.hpp"
-#include "solvers/stepper.hpp"
+#include "hysim/events/strategy.hpp"
+#include "hysim/models/catalog.hpp"
+#include "hysim/solvers/stepper.hpp"
 
 namespace hysim::app {
 

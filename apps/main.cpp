@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "apps/commands.hpp"
-#include "core/errors.hpp"
-#include "core/log.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/core/verbosity.hpp"
 
 int main(int argc, char** argv) {
   using namespace hysim::app;

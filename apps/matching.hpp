@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "core/scalar.hpp"
-#include "models/reference.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/models/reference.hpp"
 
 namespace hysim::app {
 

@@ -1,7 +1,7 @@
 #include "apps/recorder.hpp"
 
 #include "apps/stopwatch.hpp"
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 
 namespace hysim::app {
 

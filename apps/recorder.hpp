@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulator.hpp"
+#include "hysim/simulator.hpp"
 
 namespace hysim::app {
 

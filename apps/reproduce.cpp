@@ -15,7 +15,7 @@
 #include "apps/commands.hpp"
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 
 namespace hysim::app {
 

@@ -13,7 +13,7 @@
 #include "apps/recorder.hpp"
 #include "apps/stopwatch.hpp"
 #include "apps/table.hpp"
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 
 namespace hysim::app {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 
 namespace hysim::app {
 

@@ -19,8 +19,8 @@
 #include "apps/commands.hpp"
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
-#include "core/errors.hpp"
-#include "solvers/stepper.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/solvers/stepper.hpp"
 
 namespace hysim::app {
 

@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ cmake make ccache
   libboost-dev          # Boost.Odeint, Boost.Multiprecision (header-only)
-  libeigen3-dev
   libspdlog-dev
   nlohmann-json3-dev
   libcli11-dev

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/ball_incline.hpp"
+#include "hysim/models/ball_incline.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 #include "reference_support.hpp"
 #include "test_support.hpp"
 

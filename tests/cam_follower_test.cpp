@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/cam_follower.hpp"
+#include "hysim/models/cam_follower.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/simulator.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/simulator.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

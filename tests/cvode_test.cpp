@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/simulator.hpp"
-#include "models/catalog.hpp"
-#include "peers/cvode.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/simulator.hpp"
+#include "hysim/models/catalog.hpp"
+#include "hysim/peers/cvode.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

@@ -12,7 +12,7 @@
 #include <iomanip>
 #include <iostream>
 
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 #include "reference_support.hpp"
 
 namespace hysim {

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/catalog.hpp"
-#include "models/falling_rod.hpp"
+#include "hysim/models/catalog.hpp"
+#include "hysim/models/falling_rod.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 #include "reference_support.hpp"
 
 namespace hysim {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/guard.hpp"
-#include "core/scalar.hpp"
+#include "hysim/core/guard.hpp"
+#include "hysim/core/scalar.hpp"
 
 namespace hysim {
 namespace {

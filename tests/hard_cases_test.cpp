@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/simulator.hpp"
-#include "models/catalog.hpp"
-#include "solvers/stepper.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/simulator.hpp"
+#include "hysim/models/catalog.hpp"
+#include "hysim/solvers/stepper.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

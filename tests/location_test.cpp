@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/scalar.hpp"
-#include "events/location.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/events/location.hpp"
 
 namespace hysim {
 namespace {

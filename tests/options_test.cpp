@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/parameters.hpp"
-#include "core/scalar.hpp"
-#include "core/simulator.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/core/parameters.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/simulator.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

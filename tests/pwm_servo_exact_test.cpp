@@ -3,7 +3,7 @@
 // Every check is against something the reference does not compute itself: closed forms of the
 // first events, the sawtooth period, the guard equalities, the exact flow of each mode, the
 // paper's predicates evaluated directly, and an independent scan-and-bisect simulation.
-#include "models/pwm_servo_exact.hpp"
+#include "hysim/models/pwm_servo_exact.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/errors.hpp"
+#include "hysim/core/errors.hpp"
 
 namespace {
 

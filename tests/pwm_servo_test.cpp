@@ -6,8 +6,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "models/pwm_servo.hpp"
-#include "models/pwm_servo_exact.hpp"
+#include "hysim/models/pwm_servo.hpp"
+#include "hysim/models/pwm_servo_exact.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

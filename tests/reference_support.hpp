@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "models/catalog.hpp"
+#include "hysim/models/catalog.hpp"
 #include "test_support.hpp"
 
 namespace hysim::testing {

@@ -14,7 +14,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/simulator.hpp"
+#include "hysim/simulator.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

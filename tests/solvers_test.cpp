@@ -11,9 +11,9 @@
 #include <string>
 #include <type_traits>
 
-#include "core/errors.hpp"
-#include "core/scalar.hpp"
-#include "solvers/stepper.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/solvers/stepper.hpp"
 
 namespace hysim {
 namespace {

@@ -17,9 +17,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/scalar.hpp"
-#include "solvers/stepper.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/solvers/stepper.hpp"
 
 namespace hysim {
 namespace {

@@ -2,7 +2,7 @@
 // engine's Filippov sliding mode between the two static faces of the friction law, which ends
 // exactly when k x reaches mu_s N; the phase boundaries over 10 cycles; and the chattering that
 // the sliding mode removes.
-#include "models/stick_slip.hpp"
+#include "hysim/models/stick_slip.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/simulator.hpp"
-#include "events/strategy.hpp"
-#include "models/catalog.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/simulator.hpp"
+#include "hysim/events/strategy.hpp"
+#include "hysim/models/catalog.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

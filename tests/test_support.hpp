@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/simulator.hpp"
-#include "models/catalog.hpp"
+#include "hysim/simulator.hpp"
+#include "hysim/models/catalog.hpp"
 
 namespace hysim::testing {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "events/zeno.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/events/zeno.hpp"
 #include "test_support.hpp"
 
 namespace hysim {

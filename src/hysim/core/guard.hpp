@@ -1,0 +1,220 @@
+// Guards: boolean trees (AND / OR / NOT) over atoms e(t, x) REL 0 (DESIGN.md section 1).
+//
+// A guard gamma_a^b fires when its tree evaluates to true. The tree is stored flat (nodes
+// refer to children by index) and is built once, when the model is made; evaluating it does
+// not allocate. Atom values are computed by the caller (who counts guard evaluations) and
+// passed in, so that the same tree can be evaluated on plain values or on the one-sided
+// "just after" values used at an event (events/detection.hpp).
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hysim/core/scalar.hpp"
+
+namespace hysim {
+
+// e(t, x): an event function. Its zero set is a switching surface.
+template <class S>
+using EventFunction = std::function<S(S t, const S* x)>;
+
+// How an atom compares its event function with zero.
+enum class Relation { kLess, kLessEqual, kGreater, kGreaterEqual };
+
+// "<", "<=", ">", ">=".
+const char* relation_symbol(Relation relation);
+
+// The relation's truth for a value v of the event function.
+template <class S>
+inline bool relation_holds(Relation relation, const S& v) {
+  switch (relation) {
+    case Relation::kLess: return v < 0;
+    case Relation::kLessEqual: return v <= 0;
+    case Relation::kGreater: return v > 0;
+    case Relation::kGreaterEqual: return v >= 0;
+  }
+  return false;
+}
+
+// The relation that holds exactly when `relation` does not: !(e < 0) is e >= 0, and so on.
+inline Relation negated(Relation relation) {
+  switch (relation) {
+    case Relation::kLess: return Relation::kGreaterEqual;
+    case Relation::kLessEqual: return Relation::kGreater;
+    case Relation::kGreater: return Relation::kLessEqual;
+    case Relation::kGreaterEqual: return Relation::kLess;
+  }
+  return relation;
+}
+
+// de/dt(t, x, f) = grad e . f + de/dt: the rate of an event function along the field value f.
+template <class S>
+using EventRate = std::function<S(S t, const S* x, const S* f)>;
+
+// e(t, x, x+): an atom's value across a jump (003, Eq. 3: guards read gamma(x, x+)). x is the
+// a priori state (that of the last real mode), x+ the tentative state after the reset.
+template <class S>
+using JumpEventFunction = std::function<S(S t, const S* x_prior, const S* x_plus)>;
+
+// An atom of a guard: e(t, x) REL 0, with a readable name of e.
+//  * `rate` (optional): de/dt along a field value. The gamma rule, the boundary test and the
+//    sliding dynamics (lambda, DESIGN.md section 3) use it instead of a difference quotient;
+//    give it wherever a surface may carry a sliding mode, for lambda exact to rounding.
+//  * `jump` (optional): the atom's value across a jump, read by the transition chain only.
+//    Without it the atom reads the tentative state, e(t, x+), on both of the chain's tests,
+//    so firing there makes the mode mythical. An atom with a jump form can tell a jump from
+//    continuous motion: an impulse (zero when nothing jumps, the force acting an instant
+//    later: a boundary), or the a priori value (firing once x := x+ is committed: a pinnacle).
+//    During continuous evolution the atom reads e(t, x).
+template <class S>
+struct Atom {
+  std::string name;
+  EventFunction<S> e;
+  Relation relation = Relation::kLessEqual;
+  EventRate<S> rate;
+  JumpEventFunction<S> jump;
+};
+
+template <class S>
+class Guard {
+ public:
+  enum class Kind { kAtom, kAnd, kOr, kNot };
+  struct Node {
+    Kind kind = Kind::kAtom;
+    int atom = -1;              // kAtom: index into atoms()
+    std::vector<int> children;  // kAnd, kOr: two or more; kNot: one
+  };
+
+  Guard() = default;
+
+  // The guard that holds when e(t, x) REL 0; `rate` (optional) is de/dt along a field value,
+  // `jump` (optional) the atom's value across a jump (Atom).
+  static Guard atom(std::string name, EventFunction<S> e, Relation relation, EventRate<S> rate = {},
+                    JumpEventFunction<S> jump = {}) {
+    Guard g;
+    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump)});
+    g.nodes_.push_back(Node{Kind::kAtom, 0, {}});
+    g.root_ = 0;
+    return g;
+  }
+
+  friend Guard operator&&(Guard a, Guard b) { return combine(Kind::kAnd, std::move(a), std::move(b)); }
+  friend Guard operator||(Guard a, Guard b) { return combine(Kind::kOr, std::move(a), std::move(b)); }
+  friend Guard operator!(Guard a) {
+    a.nodes_.push_back(Node{Kind::kNot, -1, {a.root_}});
+    a.root_ = static_cast<int>(a.nodes_.size()) - 1;
+    return a;
+  }
+
+  bool empty() const { return root_ < 0; }
+  const std::vector<Atom<S>>& atoms() const { return atoms_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  int root() const { return root_; }
+
+  // Evaluates the tree; atom_truth(i) gives the truth of atom i. Does not allocate.
+  template <class AtomTruth>
+  bool evaluate(const AtomTruth& atom_truth) const {
+    return root_ >= 0 && evaluate_node(root_, atom_truth);
+  }
+
+  // The time until the tree becomes true, from the times of its atoms (004, Algorithms 1
+  // and 3, read on the guard rather than on the stay predicate !guard). Negations are pushed
+  // down to the atoms by De Morgan's rules, so atom_time(i, negated) is asked for atom i with
+  // its relation flipped when an odd number of NOTs sit above it. An AND becomes true when
+  // its last child does (max), an OR when its first child does (min); under a negation the
+  // two swap. Does not allocate.
+  template <class AtomTime>
+  S time_to_true(const AtomTime& atom_time) const {
+    return root_ < 0 ? std::numeric_limits<S>::infinity() : node_time(root_, false, atom_time);
+  }
+
+  // Readable form, e.g. "(x >= 0 && saw - kp*x <= 0)".
+  std::string to_string() const { return root_ < 0 ? std::string("false") : node_string(root_); }
+
+ private:
+  static Guard combine(Kind kind, Guard a, Guard b) {
+    const int offset_nodes = static_cast<int>(a.nodes_.size());
+    const int offset_atoms = static_cast<int>(a.atoms_.size());
+    for (auto& atom : b.atoms_) a.atoms_.push_back(std::move(atom));
+    for (auto node : b.nodes_) {
+      if (node.kind == Kind::kAtom) node.atom += offset_atoms;
+      for (int& child : node.children) child += offset_nodes;
+      a.nodes_.push_back(std::move(node));
+    }
+    const int left = a.root_;
+    const int right = b.root_ + offset_nodes;
+    a.nodes_.push_back(Node{kind, -1, {left, right}});
+    a.root_ = static_cast<int>(a.nodes_.size()) - 1;
+    return a;
+  }
+
+  template <class AtomTruth>
+  bool evaluate_node(int index, const AtomTruth& atom_truth) const {
+    const Node& node = nodes_[static_cast<std::size_t>(index)];
+    switch (node.kind) {
+      case Kind::kAtom: return atom_truth(node.atom);
+      case Kind::kNot: return !evaluate_node(node.children[0], atom_truth);
+      case Kind::kAnd: {
+        bool all = true;
+        for (int child : node.children) all = evaluate_node(child, atom_truth) && all;
+        return all;
+      }
+      case Kind::kOr: {
+        bool any = false;
+        for (int child : node.children) any = evaluate_node(child, atom_truth) || any;
+        return any;
+      }
+    }
+    return false;
+  }
+
+  template <class AtomTime>
+  S node_time(int index, bool negate, const AtomTime& atom_time) const {
+    const Node& node = nodes_[static_cast<std::size_t>(index)];
+    switch (node.kind) {
+      case Kind::kAtom: return atom_time(node.atom, negate);
+      case Kind::kNot: return node_time(node.children[0], !negate, atom_time);
+      case Kind::kAnd:
+      case Kind::kOr: {
+        const bool take_max = (node.kind == Kind::kAnd) != negate;  // De Morgan
+        S result = node_time(node.children[0], negate, atom_time);
+        for (std::size_t c = 1; c < node.children.size(); ++c) {
+          const S child = node_time(node.children[c], negate, atom_time);
+          result = take_max ? (child > result ? child : result) : (child < result ? child : result);
+        }
+        return result;
+      }
+    }
+    return std::numeric_limits<S>::infinity();
+  }
+
+  std::string node_string(int index) const {
+    const Node& node = nodes_[static_cast<std::size_t>(index)];
+    switch (node.kind) {
+      case Kind::kAtom: {
+        const Atom<S>& a = atoms_[static_cast<std::size_t>(node.atom)];
+        return a.name + " " + relation_symbol(a.relation) + " 0";
+      }
+      case Kind::kNot: return "!(" + node_string(node.children[0]) + ")";
+      case Kind::kAnd:
+      case Kind::kOr: {
+        std::string out = "(";
+        for (std::size_t i = 0; i < node.children.size(); ++i) {
+          if (i > 0) out += node.kind == Kind::kAnd ? " && " : " || ";
+          out += node_string(node.children[i]);
+        }
+        return out + ")";
+      }
+    }
+    return "?";
+  }
+
+  std::vector<Atom<S>> atoms_;
+  std::vector<Node> nodes_;
+  int root_ = -1;
+};
+
+}  // namespace hysim

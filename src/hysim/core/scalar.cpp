@@ -1,0 +1,95 @@
+#include "hysim/core/scalar.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <iomanip>
+#include <sstream>
+
+#include "hysim/core/errors.hpp"
+
+namespace hysim {
+
+std::string_view scalar_name(ScalarKind kind) {
+  switch (kind) {
+    case ScalarKind::kDouble: return "double";
+    case ScalarKind::kLongDouble: return "long-double";
+    case ScalarKind::kFloat128: return "float128";
+  }
+  return "?";
+}
+
+ScalarKind parse_scalar_kind(std::string_view name) {
+  if (name == "double") return ScalarKind::kDouble;
+  if (name == "long-double") return ScalarKind::kLongDouble;
+  if (name == "float128") return ScalarKind::kFloat128;
+  throw InvalidArgument("unknown scalar type '" + std::string(name) +
+                        "' (expected double, long-double or float128)");
+}
+
+namespace {
+
+[[noreturn]] void throw_not_a_number(const std::string& text, std::string_view what) {
+  throw InvalidArgument("malformed value '" + text + "' for " + std::string(what) +
+                        " (expected a finite number)");
+}
+
+// strtod/strtold must consume the whole text and produce a finite value.
+template <class S, class Parse>
+S parse_with(const std::string& text, std::string_view what, Parse parse) {
+  if (text.empty()) throw_not_a_number(text, what);
+  char* end = nullptr;
+  errno = 0;
+  const S value = parse(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || errno == ERANGE || !is_finite(value)) {
+    throw_not_a_number(text, what);
+  }
+  return value;
+}
+
+}  // namespace
+
+template <>
+double parse_decimal<double>(const std::string& text, std::string_view what) {
+  return parse_with<double>(text, what, [](const char* s, char** e) { return std::strtod(s, e); });
+}
+
+template <>
+long double parse_decimal<long double>(const std::string& text, std::string_view what) {
+  return parse_with<long double>(text, what,
+                                 [](const char* s, char** e) { return std::strtold(s, e); });
+}
+
+template <>
+float128 parse_decimal<float128>(const std::string& text, std::string_view what) {
+  // Validate the syntax with strtold, then let libquadmath round the decimal to binary128.
+  (void)parse_decimal<long double>(text, what);
+  try {
+    float128 value(text);
+    if (!is_finite(value)) throw_not_a_number(text, what);
+    return value;
+  } catch (const std::runtime_error&) {
+    throw_not_a_number(text, what);
+  }
+}
+
+template <class S>
+std::string format_scalar(const S& value, int digits) {
+  std::ostringstream out;
+  out << std::setprecision(digits) << value;
+  return out.str();
+}
+
+template <class S>
+S next_up(const S& x) {
+  using std::nextafter;
+  using boost::multiprecision::nextafter;
+  return nextafter(x, std::numeric_limits<S>::infinity());
+}
+
+#define HYSIM_INSTANTIATE(S)                                         \
+  template std::string format_scalar<S>(const S&, int);              \
+  template S next_up<S>(const S&);
+HYSIM_FOR_EACH_SCALAR(HYSIM_INSTANTIATE)
+#undef HYSIM_INSTANTIATE
+
+}  // namespace hysim

@@ -1,0 +1,435 @@
+// Detection: which transition of a mode fires at a point, literally or "an instant later".
+//
+// This is the one place that decides whether a guard fired (STYLE.md habit 3). Two questions
+// are asked of it:
+//
+//  * fired(t, x): the literal question, asked at the end of each step and at each bisection
+//    point. A guard fires at (t, x) when its tree is true there; transitions are tried in
+//    declaration order and the first that fires is taken.
+//
+//  * fired_after(...): asked when a mode is entered at an event (and at t0). The entry point
+//    lies on a switching surface up to the width of the location bracket, so an atom that
+//    sits on its surface must not be read literally (it would fire or not by rounding).
+//    The chain is carried on both sides of the bracket [t_a, t_b]: an atom whose truth
+//    differs between its value at (t_a, x_a) and at (t_b, x_b) has its zero inside the
+//    bracket; it is given the truth it takes an instant after t_a when the arrival mode's
+//    field f drives it, i.e. the sign of de/dt = grad e . f + de/dt (003's boundary test:
+//    a guard at 0 that the field drives across fires at once); so is an atom exactly at 0
+//    on either side of the bracket.
+//    de/dt comes from a directional difference along f, which costs guard evaluations and
+//    no field evaluation. Every other atom is read literally at (t_a, x_a).
+//
+// Two more questions serve the strategies (events/strategy.hpp):
+//
+//  * time_to_fire(t, x, f): the gamma rule's prediction (004, Algorithms 1-3): how long until
+//    a guard of the mode fires if every event function moved on linearly at its present rate.
+//
+//  * oriented(...) and changed_atom(...): a continuous function whose sign change marks the
+//    event, for the root finders that interpolate (Illinois, ITP) rather than only bisect.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/core/model.hpp"
+
+namespace hysim {
+
+// The transition that fires, and whether its firing relied on an atom on its surface.
+struct FiredTransition {
+  int index = -1;            // into Mode::transitions; -1: none fires
+  bool on_surface = false;   // an atom's truth changes at the entry point (driven across)
+  int surface_atom = -1;     // the first such atom of the guard (the switching surface), or -1
+};
+
+template <class S>
+class TransitionDetector {
+ public:
+  // rhs_evals counts the field evaluations of second-order rate probes (fired_after); may be null.
+  TransitionDetector(const Model<S>& model, std::int64_t* guard_evals, std::int64_t* rhs_evals = nullptr)
+      : model_(model), guard_evals_(guard_evals), rhs_evals_(rhs_evals), probe_(model.state_size()),
+        slope_(model.state_size()) {
+    std::size_t most_atoms = 0, most_in_mode = 0;
+    offsets_.resize(model.modes.size());
+    for (std::size_t m = 0; m < model.modes.size(); ++m) {
+      std::size_t in_mode = 0;
+      for (const auto& tr : model.modes[m].transitions) {
+        offsets_[m].push_back(in_mode);
+        in_mode += tr.guard.atoms().size();
+        most_atoms = std::max(most_atoms, tr.guard.atoms().size());
+      }
+      most_in_mode = std::max(most_in_mode, in_mode);
+    }
+    truth_.resize(most_atoms);
+    mask_until_.assign(most_in_mode, -std::numeric_limits<S>::infinity());
+  }
+
+  // Re-arming after an event (the idea of CVODE's cvRcheck1-2: a zero at the restart point is
+  // not a new event). The mode just entered at (t, x), with field value f, may have atoms that
+  // hold there only because the entry point lies on the pre-event side of a surface: the same
+  // arrival seen from the far side of the location bracket, (t_far, x_far), does not satisfy
+  // them (or, without a bracket, they sit exactly at 0), and the field drives them out of their
+  // truth within the time resolution (the chain read them so, fired_after; see drift()). Such
+  // an atom, in a guard that would fire literally, is masked: it reads false until it has had
+  // time to leave by its linear rate, t + 4 s/|ds/dt| + 16 ulp(t) (s its oriented value), and
+  // literally from then on, so that a later genuine crossing is found like any other. The mask
+  // is a function of time, the same for every probe.
+  void disarm() {
+    any_masked_ = false;
+    armed_mode_ = -1;
+  }
+
+  void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) {
+    std::fill(mask_until_.begin(), mask_until_.end(), -std::numeric_limits<S>::infinity());
+    any_masked_ = false;
+    armed_mode_ = mode;
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
+      }
+      if (!guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) continue;
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        if (!truth_[i]) continue;
+        const Atom<S>& atom = atoms[i];
+        const S e = value(mode, k, i, t, x);
+        const bool on_surface =
+            x_far != nullptr ? !relation_holds(atom.relation, value(mode, k, i, t_far, x_far)) : e == S(0);
+        if (!on_surface) continue;  // holds on both sides: the guard genuinely fires
+        const Drift d = drift(mode, k, i, t, x, f, e, t_far, x_far != nullptr);
+        if (d.drive != Drive::kOut) continue;  // not driven out within the resolution: it fires
+        mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i] = t + S(4) * d.leave + S(16) * ulp_of(t);
+        any_masked_ = true;
+      }
+    }
+  }
+
+  bool any_masked() const { return any_masked_; }
+
+ private:
+  bool is_masked(int mode, std::size_t k, std::size_t i, const S& t) const {
+    return any_masked_ && mode == armed_mode_ && t < mask_until_[offsets_[static_cast<std::size_t>(mode)][k] + i];
+  }
+
+ public:
+
+  // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
+  // atoms (arm) read false unless `literal` asks for the plain truth.
+  int fired(int mode, S t, const S* x, bool literal = false) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        truth_[i] = !(!literal && is_masked(mode, k, i, t)) && relation_holds(atoms[i].relation, value(mode, k, i, t, x));
+      }
+      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
+  // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x).
+  struct Approach {
+    S tau = std::numeric_limits<S>::infinity();  // predicted time until a guard fires
+    int transition = -1;                         // the guard predicted to fire first
+  };
+
+  // 004, Algorithm 2 for each atom, Algorithms 1 and 3 for each guard tree (Guard::time_to_true):
+  // an atom that holds has time 0; one that does not, with oriented value s < 0 (s > 0 where
+  // it holds), approaches when ds/dt > 0 and is then predicted to hold after -s / (ds/dt);
+  // otherwise never. ds/dt is the atom's own rate when the model gives one, else a directional
+  // difference along f (one more guard evaluation, no field evaluation).
+  // A masked atom (arm) is being driven out of its truth: it is predicted never to hold.
+  Approach time_to_fire(int mode, S t, const S* x, const S* f) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    Approach best;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      const S tau = transitions[k].guard.time_to_true([&](int i, bool negate) {
+        const auto ai = static_cast<std::size_t>(i);
+        const S never = std::numeric_limits<S>::infinity();
+        if (is_masked(mode, k, ai, t)) return negate ? S(0) : never;
+        const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
+        const S e = value(mode, k, ai, t, x);
+        if (relation_holds(relation, e)) return S(0);
+        const S de = atoms[ai].rate ? counted_rate(mode, k, ai, t, x, f) : atom_rate(mode, k, ai, t, x, f, e);
+        const S s = orient(relation, e);
+        const S ds = orient(relation, de);
+        return ds > S(0) ? -s / ds : never;
+      });
+      if (tau < best.tau) best = {tau, static_cast<int>(k)};
+    }
+    return best;
+  }
+
+  // Atom i of transition k of `mode`, oriented: positive where the atom holds, negative where
+  // it does not (e for > and >=, -e for < and <=).
+  S oriented(int mode, int k, int i, S t, const S* x) {
+    const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
+    return orient(atom.relation, value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x));
+  }
+
+  // An atom of transition k that does not hold at (t_lo, x_lo) and holds at (t_hi, x_hi): the
+  // one whose crossing made the guard fire; -1 if there is none.
+  int changed_atom(int mode, int k, S t_lo, const S* x_lo, S t_hi, const S* x_hi) {
+    const auto& atoms = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard.atoms();
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      const auto ki = static_cast<std::size_t>(k);
+      if (!relation_holds(atoms[i].relation, value(mode, ki, i, t_lo, x_lo)) &&
+          relation_holds(atoms[i].relation, value(mode, ki, i, t_hi, x_hi))) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
+  // --- Sliding (DESIGN.md section 3, item 4; events on the equivalent dynamics) ---
+
+  // e_i of transition k of `mode` at (t, x), counted.
+  S atom_value(int mode, int k, int i, S t, const S* x) {
+    return value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x);
+  }
+
+  // d e_i / dt along the field value f at (t, x): the atom's own rate when the model gives
+  // one (exact), else a central difference (e(t + d, x + d f) - e(t - d, x - d f)) / (2 d),
+  // d = eps^(1/3) max(|t|, 1), whose relative error is of order eps^(2/3).
+  S rate_along(int mode, int k, int i, S t, const S* x, const S* f) {
+    using std::abs;
+    using std::cbrt;
+    const auto kk = static_cast<std::size_t>(k);
+    const auto ii = static_cast<std::size_t>(i);
+    if (atom_of(mode, kk, ii).rate) return counted_rate(mode, kk, ii, t, x, f);
+    const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    const S forward = value(mode, kk, ii, t + d, probe_.data());
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] - d * f[j];
+    const S backward = value(mode, kk, ii, t - d, probe_.data());
+    return (forward - backward) / (S(2) * d);
+  }
+
+  // The same rate oriented: positive when f drives the atom toward holding.
+  S oriented_rate(int mode, int k, int i, S t, const S* x, const S* f) {
+    return orient(atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i)).relation,
+                  rate_along(mode, k, i, t, x, f));
+  }
+
+  // Whether atom i of transition k holds at (t, x), read literally.
+  bool atom_holds(int mode, int k, int i, S t, const S* x) {
+    const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
+    return relation_holds(atom.relation, atom_value(mode, k, i, t, x));
+  }
+
+  // The guard of transition k at (t, x) with atom i read as `truth` (the surface atom of a
+  // sliding motion, whose literal value is rounding) and the others literally.
+  bool fires_with_atom(int mode, int k, int i, bool truth, S t, const S* x) {
+    const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard;
+    const auto& atoms = guard.atoms();
+    for (std::size_t a = 0; a < atoms.size(); ++a) {
+      truth_[a] = static_cast<int>(a) == i ? truth
+                                           : relation_holds(atoms[a].relation, value(mode, static_cast<std::size_t>(k), a, t, x));
+    }
+    return guard.evaluate([this](int a) { return static_cast<bool>(truth_[static_cast<std::size_t>(a)]); });
+  }
+
+  // The first transition of `mode` other than `skip` whose guard is true at (t, x), or -1.
+  int fired_except(int mode, int skip, S t, const S* x) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      if (static_cast<int>(k) == skip) continue;
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i) truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
+      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
+  // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
+  // Table 2): at t_a with a priori state x_prior and state x (x = x_prior: no jump). Atoms with
+  // a jump form read jump(t, x_prior, x), the others e(t, x). An atom on its surface (value 0,
+  // or of another truth on the far side (t_b, x_b_prior, x_b) of the location bracket) is
+  // undecided there: the guard fires strictly when it is true whichever way the undecided
+  // atoms are read (all false, all true). x_b == nullptr: no bracket. A value exactly 0 on
+  // either side puts the atom on its surface.
+  int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      bool any_undecided = false;
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        const Relation relation = atoms[i].relation;
+        const S v = jump_value(mode, k, i, t_a, x_prior, x);
+        const bool holds = relation_holds(relation, v);
+        bool undecided = v == S(0);
+        if (!undecided && x_b != nullptr) {
+          const S v_far = jump_value(mode, k, i, t_b, x_b_prior, x_b);
+          undecided = v_far == S(0) || holds != relation_holds(relation, v_far);
+        }
+        truth_[i] = undecided ? kUndecided : static_cast<char>(holds);
+        any_undecided = any_undecided || undecided;
+      }
+      const auto read = [this](char undecided_as) {
+        return [this, undecided_as](int i) {
+          const char v = truth_[static_cast<std::size_t>(i)];
+          return static_cast<bool>(v == kUndecided ? undecided_as : v);
+        };
+      };
+      if (guard.evaluate(read(0)) && (!any_undecided || guard.evaluate(read(1)))) return static_cast<int>(k);
+    }
+    return -1;
+  }
+
+  // The first transition of `mode` that fires an instant after t_a when the mode is entered
+  // at (t_a, x_a) with field f = f_mode(t_a, x_a). (t_b, x_b) is the same arrival seen from
+  // the far side of the location bracket; x_b == nullptr means there is no bracket.
+  FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const Guard<S>& guard = transitions[k].guard;
+      const auto& atoms = guard.atoms();
+      bool any_surface = false;
+      int surface_atom = -1;
+      for (std::size_t i = 0; i < atoms.size(); ++i) {
+        const Relation relation = atoms[i].relation;
+        const S e_a = value(mode, k, i, t_a, x_a);
+        const bool holds_a = relation_holds(relation, e_a);
+        bool on_surface = e_a == S(0);
+        if (!on_surface && x_b != nullptr) {
+          const S e_b = value(mode, k, i, t_b, x_b);
+          on_surface = e_b == S(0) || holds_a != relation_holds(relation, e_b);
+        }
+        if (!on_surface) {
+          truth_[i] = holds_a;
+          continue;
+        }
+        // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
+        const Drive drive = drift(mode, k, i, t_a, x_a, f, e_a, t_b, x_b != nullptr).drive;
+        truth_[i] = drive == Drive::kUndecided ? holds_a : drive == Drive::kIn;
+        if (!any_surface) surface_atom = static_cast<int>(i);
+        any_surface = true;
+      }
+      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
+        return {static_cast<int>(k), any_surface, surface_atom};
+      }
+    }
+    return {};
+  }
+
+ private:
+  static constexpr char kUndecided = 2;
+
+  // e_i(t, x) of transition k of `mode`, counted; a NaN or Inf is an error that says where.
+  S value(int mode, std::size_t k, std::size_t i, S t, const S* x) { return jump_value(mode, k, i, t, nullptr, x); }
+
+  // The atom across a jump x_prior -> x: its jump form when it has one and x_prior is given,
+  // else e(t, x). Counted; a NaN or Inf is an error that says where.
+  S jump_value(int mode, std::size_t k, std::size_t i, S t, const S* x_prior, const S* x) {
+    const auto& m = model_.modes[static_cast<std::size_t>(mode)];
+    const Atom<S>& atom = m.transitions[k].guard.atoms()[i];
+    ++*guard_evals_;
+    const S e = x_prior != nullptr && atom.jump ? atom.jump(t, x_prior, x) : atom.e(t, x);
+    if (!is_finite(e)) {
+      throw SimulationError("model '" + model_.name + "', mode '" + m.name + "', t = " + format_scalar(t) +
+                            ": guard '" + m.transitions[k].name + "' atom '" + atom.name +
+                            "' evaluated to " + format_scalar(e));
+    }
+    return e;
+  }
+
+  const Atom<S>& atom_of(int mode, std::size_t k, std::size_t i) const {
+    return model_.modes[static_cast<std::size_t>(mode)].transitions[k].guard.atoms()[i];
+  }
+
+  static S orient(Relation relation, const S& v) {
+    return relation == Relation::kGreater || relation == Relation::kGreaterEqual ? v : -v;
+  }
+
+  // How the field moves an atom that sits on its surface at an entry point (t, x), e its value
+  // there: the oriented rate ds/dt (the model's own rate when it gives one, else a directional
+  // difference along f; at a tangent entry, ds/dt = 0 to first order, the mean rate of a Heun
+  // step). Driven in (ds/dt > 0): it holds an instant later. Driven out (ds/dt < 0): it does
+  // not, provided the linear prediction has it leave its truth, s / |ds/dt|, within a quarter of
+  // the time resolution: 2^20 ulps of t, or the location bracket's width |t_far - t| when that
+  // is wider (the gamma strategy's h_min). A slower departure is not resolved (a rate at the
+  // rounding level, from a state converged onto a surface, can predict any leaving time; a
+  // mask that long would hide genuine events, a shorter one would expire with the atom still
+  // holding): the atom is then undecided and read literally, as when ds/dt = 0.
+  enum class Drive { kIn, kOut, kUndecided };
+  struct Drift {
+    Drive drive = Drive::kUndecided;
+    S leave = S(0);  // predicted time to leave its truth (kOut)
+  };
+  static constexpr double kResolutionUlps = 1048576.0;  // 2^20
+
+  Drift drift(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e, S t_far, bool bracketed) {
+    using std::abs;
+    const Atom<S>& atom = atom_of(mode, k, i);
+    S rate = atom.rate ? counted_rate(mode, k, i, t, x, f) : atom_rate(mode, k, i, t, x, f, e);
+    if (rate == S(0)) rate = second_order_rate(mode, k, i, t, x, f, e);
+    const S ds = orient(atom.relation, rate);
+    if (ds > S(0)) return {Drive::kIn, S(0)};
+    if (!(ds < S(0))) return {};
+    const S leave = std::max<S>(orient(atom.relation, e), S(0)) / -ds;
+    const S resolution = std::max<S>(S(kResolutionUlps) * ulp_of(t), bracketed ? S(64) * abs(t_far - t) : S(0));
+    if (!(S(4) * leave <= resolution)) return {};
+    return {Drive::kOut, leave};
+  }
+
+  static S ulp_of(const S& t) {
+    using std::abs;
+    return machine_epsilon<S>() * std::max<S>(abs(t), S(1));
+  }
+
+  // The model's own de/dt, counted as a guard evaluation.
+  S counted_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
+    ++*guard_evals_;
+    return atom_of(mode, k, i).rate(t, x, f);
+  }
+
+  // The mean rate of e over [t, t + d] along a Heun step of the mode's field (second order
+  // in d): x(t + d) ~ x + d (f + f(t + d, x + d f)) / 2. One field evaluation.
+  S second_order_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
+    using std::abs;
+    using std::sqrt;
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    if (rhs_evals_ != nullptr) ++*rhs_evals_;
+    model_.modes[static_cast<std::size_t>(mode)].field(t + d, probe_.data(), slope_.data());
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * (f[j] + slope_[j]) / 2;
+    return (value(mode, k, i, t + d, probe_.data()) - e0) / d;
+  }
+
+  // de/dt along f by a forward directional difference: (e(t + d, x + d f) - e(t, x)) / d,
+  // d = sqrt(eps) max(|t|, 1). Only the sign is used.
+  S atom_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
+    using std::abs;
+    using std::sqrt;
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    return (value(mode, k, i, t + d, probe_.data()) - e0) / d;
+  }
+
+  const Model<S>& model_;
+  std::int64_t* guard_evals_;
+  std::int64_t* rhs_evals_;
+  std::vector<S> probe_, slope_;
+  std::vector<char> truth_;
+  std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in mask_until_
+  std::vector<S> mask_until_;                      // atoms of armed_mode_ read false before this time
+  int armed_mode_ = -1;
+  bool any_masked_ = false;
+};
+
+}  // namespace hysim

@@ -1,0 +1,140 @@
+// Recording one event: what every strategy does once it knows that transition k of mode a
+// fired at t_a (DESIGN.md section 3; 003, Algorithm 1, "recurse" and "record").
+//
+//   progress  an event at the same time as the previous one (within same_time) is counted;
+//             more than chain_limit of them in a row throw SimulationError: the run does not
+//             advance (chattering at a surface)
+//   count     events += 1, one_sided_events += one_sided
+//   resolve   TransitionChain::resolve from (t_a, x_a) [and the far side (t_b, x_b)]
+//   record    per mode visited: transitions += 1, one EventRecord to Observer::on_event,
+//             one info line to the log
+//
+// Both drivers use it: Simulator::Impl::take_event (core/simulator.cpp, same_time = 0) and
+// the CVODE peer (peers/cvode.cpp).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/core/log.hpp"
+#include "hysim/core/model.hpp"
+#include "hysim/run/observer.hpp"
+#include "hysim/run/result.hpp"
+#include "hysim/events/chain.hpp"
+
+namespace hysim {
+
+template <class S>
+class EventEmitter {
+ public:
+  // What the chain did.
+  struct Outcome {
+    typename TransitionChain<S>::Arrival arrival;            // mode entered, x+ and f(t_a, x+) there
+    TransitionClass last_kind = TransitionClass::kInterior;  // class of the last mode visited
+    bool repeated = false;                                   // at the same time as the previous event
+    bool pinnacle = false;                                   // the chain visited a pinnacle
+  };
+
+  // The chain and the counters outlive the emitter.
+  EventEmitter(const Model<S>& model, int chain_limit, TransitionChain<S>* chain, RunStatistics* stats)
+      : model_(model), chain_limit_(chain_limit), chain_(chain), stats_(stats) {}
+
+  // Starts a run: no previous event; records go to `observer` (may be null).
+  void reset(Observer<S>* observer) {
+    observer_ = observer;
+    last_event_t_ = -std::numeric_limits<S>::infinity();
+    events_at_same_t_ = 0;
+  }
+
+  // Transition `transition` of `mode` fired at t_a with pre-event state x_a; (t_b, x_b) is the
+  // far side of the location bracket, x_b == nullptr when there is none. `one_sided`: x_a
+  // satisfies `mode` (no guard of it fires there). Events with |t_a - t_previous| <= same_time
+  // count as at the same time.
+  Outcome take(int mode, int transition, S t_a, const S* x_a, S t_b, const S* x_b, bool one_sided,
+               S same_time = S(0)) {
+    Outcome outcome;
+    EventRecord<S> record = count(mode, t_a, t_b, one_sided, same_time, &outcome.repeated);
+    outcome.arrival = chain_->resolve(
+        mode, transition, t_a, x_a, t_b, x_b,
+        [this, &record, &outcome](int from, int to, TransitionClass kind, std::string_view guard,
+                                  std::span<const S> x_pre, std::span<const S> x_post) {
+          ++stats_->transitions;
+          record.from = from;
+          record.to = to;
+          record.kind = kind;
+          record.guard = guard;
+          record.x_pre = x_pre;
+          record.x_post = x_post;
+          outcome.last_kind = kind;
+          outcome.pinnacle = outcome.pinnacle || kind == TransitionClass::kPinnacle;
+          HYSIM_LOG_INFO("event {} t = {:.17g}: {} -> {} ({}, guard {})", record.index, to_double(record.t),
+                         model_.modes[static_cast<std::size_t>(from)].name,
+                         model_.modes[static_cast<std::size_t>(to)].name, transition_class_name(kind), guard);
+          if (observer_) observer_->on_event(record);
+        });
+    return outcome;
+  }
+
+  // Records one mode change decided outside a chain (the end of a sliding motion): one row,
+  // counted as an event like any other.
+  void take_direct(int from, int to, TransitionClass kind, std::string_view guard, S t_a, S t_b, const S* x_pre,
+                   const S* x_post, std::size_t n, bool one_sided) {
+    bool repeated = false;
+    EventRecord<S> record = count(from, t_a, t_b, one_sided, S(0), &repeated);
+    ++stats_->transitions;
+    record.from = from;
+    record.to = to;
+    record.kind = kind;
+    record.guard = guard;
+    record.x_pre = std::span<const S>(x_pre, n);
+    record.x_post = std::span<const S>(x_post, n);
+    HYSIM_LOG_INFO("event {} t = {:.17g}: {} -> {} ({}, {})", record.index, to_double(record.t),
+                   model_.modes[static_cast<std::size_t>(from)].name, model_.modes[static_cast<std::size_t>(to)].name,
+                   transition_class_name(kind), guard);
+    if (observer_) observer_->on_event(record);
+  }
+
+ private:
+  // progress and count (header comment): one event at t_a; returns its record, ready for rows.
+  EventRecord<S> count(int mode, S t_a, S t_b, bool one_sided, S same_time, bool* repeated) {
+    using std::abs;
+    *repeated = abs(t_a - last_event_t_) <= same_time;
+    if (*repeated) {
+      if (++events_at_same_t_ > chain_limit_) {
+        throw SimulationError(where(mode, t_a) + ": " + std::to_string(events_at_same_t_) +
+                              " events at the same time; the run does not advance (chattering at a surface?)");
+      }
+    } else {
+      events_at_same_t_ = 0;
+    }
+    last_event_t_ = t_a;
+    ++stats_->events;
+    if (one_sided) ++stats_->one_sided_events;
+    EventRecord<S> record;
+    record.one_sided = one_sided;
+    record.index = stats_->events;
+    record.t = t_a;
+    record.t_bracket = t_b;
+    return record;
+  }
+
+  std::string where(int mode, S t) const {
+    return "model '" + model_.name + "', mode '" + model_.modes[static_cast<std::size_t>(mode)].name +
+           "', t = " + format_scalar(t);
+  }
+
+  const Model<S>& model_;
+  int chain_limit_;
+  TransitionChain<S>* chain_;
+  RunStatistics* stats_;
+  Observer<S>* observer_ = nullptr;
+  S last_event_t_ = -std::numeric_limits<S>::infinity();
+  int events_at_same_t_ = 0;
+};
+
+}  // namespace hysim

@@ -1,0 +1,144 @@
+// One-sided event location on the dense output (003, Algorithm 1; 004's one-sidedness
+// requirement; DESIGN.md section 4).
+//
+// Every locator keeps a bracket [t_a, t_b] with the guard not fired at t_a and fired at t_b,
+// shrinks it until t_b - t_a <= tolerance, or until no representable time lies strictly
+// between t_a and t_b (a tolerance of 0 asks for exactly that), and returns it. The event is
+// then placed at t_a: the state handed to the reset, x(t_a), never violates the mode being
+// left. Which side a trial point goes to is decided by the guard itself (the probe's
+// `fired`), never by the sign of an interpolated value, so the invariant holds for any guard
+// tree. Each trial point costs one dense-output evaluation and guard evaluations, never a
+// field evaluation.
+//
+// The locators differ in where they put the trial point:
+//   bisect    the midpoint (003, Algorithm 1): one bit per iteration, about 50 for double;
+//   illinois  regula falsi on phi, the crossing atom's oriented value, with the Illinois
+//             modification (halve the value kept twice in a row; Dowell & Jarratt, BIT 11,
+//             1971), as in CVODE's cvRootfind: superlinear on a simple root;
+//   itp       interpolate, truncate, project (Oliveira & Takahashi, ACM TOMS 47(1), 2021):
+//             reaches a width of 2 eps in at most n_1/2 + 1 trial points (n_1/2 the count
+//             bisection needs for that width), superlinear on a smooth root; the last halvings
+//             down to adjacent floats cost at most two more than bisection's.
+// When phi disagrees with `fired` (a compound guard, or rounding at the last ulps) the
+// interpolating locators take the midpoint instead.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "hysim/core/scalar.hpp"
+
+namespace hysim {
+
+template <class S>
+struct Bracket {
+  S t_a;  // guard not fired
+  S t_b;  // guard fired
+};
+
+// What a trial point tells a locator: whether the guard fired there, and the crossing atom's
+// oriented value phi (negative where it does not hold, positive where it does).
+template <class S>
+struct Probe {
+  bool fired = false;
+  S phi = S(0);
+};
+
+enum class Locator { kBisection, kIllinois, kItp };
+
+namespace detail {
+
+// True when another representable time lies strictly between t_a and t_b.
+template <class S>
+bool splittable(const S& t_a, const S& t_b) {
+  const S mid = t_a + (t_b - t_a) / 2;
+  return mid > t_a && mid < t_b;
+}
+
+// phi has the sign `fired` implies (0 allowed: a trial point exactly on the root): usable
+// for interpolation.
+template <class S>
+bool consistent(const Probe<S>& p) {
+  return p.fired ? p.phi >= S(0) : p.phi <= S(0);
+}
+
+}  // namespace detail
+
+// probe(t) evaluates the guard on the dense output at t. phi_a, phi_b: the crossing atom's
+// oriented values at the bracket's ends (only used by the interpolating locators).
+// iterations counts the trial points.
+template <class S, class ProbeFn>
+Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tolerance, ProbeFn&& probe,
+                  std::int64_t* iterations) {
+  using std::abs;
+  bool interpolate = locator != Locator::kBisection && phi_a < S(0) && phi_b > S(0);
+  int kept_a = 0, kept_b = 0;  // Illinois: how many times in a row each end was kept
+  // Illinois' safeguard (as in Dekker's and Brent's methods): when its steps have not halved
+  // the bracket in three trial points (a flat, multiple root), the next point is the midpoint.
+  S width_mark = t_b - t_a;
+  int since_halving = 0;
+
+  // ITP's constants (Oliveira & Takahashi, section 3): kappa1 = 0.2 / (b - a), kappa2 = 2,
+  // n0 = 1, and the projection radius r_j = eps 2^(n_max - j) - (b - a) / 2 with eps half the
+  // final width; 2^(n_max - j) is kept as a number halved each iteration.
+  const S width0 = t_b - t_a;
+  const S kappa1 = S(0.2) / width0;
+  // eps: half the final width, one ulp of t or the tolerance, so that ITP's iteration bound
+  // covers the whole location.
+  const S eps = std::max<S>(tolerance / 2, machine_epsilon<S>() / 4 * std::max<S>(abs(t_a), abs(t_b)));
+  S pow2 = S(2);  // 2^(n0 + n_1/2) with n_1/2 = ceil(log2(width0 / (2 eps)))
+  for (S w = width0; w > 2 * eps; w /= 2) pow2 *= 2;
+
+  while (t_b - t_a > tolerance && detail::splittable(t_a, t_b)) {
+    const S mid = t_a + (t_b - t_a) / 2;
+    S t = mid;
+    if (t_b - t_a <= width_mark / 2) {
+      width_mark = t_b - t_a;
+      since_halving = 0;
+    }
+    if (interpolate && locator == Locator::kIllinois && ++since_halving > 3) {
+      width_mark = t_b - t_a;  // the midpoint halves it
+      since_halving = 0;
+    } else if (interpolate) {
+      const S t_falsi = (t_a * phi_b - t_b * phi_a) / (phi_b - phi_a);  // regula falsi point
+      if (locator == Locator::kIllinois) {
+        t = t_falsi;
+      } else {
+        const S half = (t_b - t_a) / 2;
+        const S delta = kappa1 * (t_b - t_a) * (t_b - t_a);
+        const S sigma = mid > t_falsi ? S(1) : S(-1);
+        const S t_trunc = delta <= abs(mid - t_falsi) ? t_falsi + sigma * delta : mid;  // truncate
+        const S r = std::max<S>(eps * pow2 - half, S(0));
+        t = abs(t_trunc - mid) <= r ? t_trunc : mid - sigma * r;  // project onto the minmax disk
+        pow2 /= 2;
+      }
+      if (!(t > t_a && t < t_b)) t = mid;
+    }
+    ++*iterations;
+    const Probe<S> p = probe(t);
+    if (interpolate && !detail::consistent(p)) interpolate = false;
+    if (p.fired) {
+      t_b = t;
+      phi_b = p.phi;
+      kept_b = 0;
+      if (++kept_a >= 2 && locator == Locator::kIllinois) phi_a /= 2;  // Illinois modification
+    } else {
+      t_a = t;
+      phi_a = p.phi;
+      kept_a = 0;
+      if (++kept_b >= 2 && locator == Locator::kIllinois) phi_b /= 2;
+    }
+  }
+  return {t_a, t_b};
+}
+
+// Bisection only: probe(t) returns whether the guard fired at t.
+template <class S, class Fired>
+Bracket<S> bisect(S t_a, S t_b, const S& tolerance, Fired&& fired, std::int64_t* iterations) {
+  return locate<S>(
+      Locator::kBisection, t_a, t_b, S(-1), S(1), tolerance,
+      [&fired](S t) { return Probe<S>{static_cast<bool>(fired(t)), S(0)}; }, iterations);
+}
+
+}  // namespace hysim

@@ -1,0 +1,26 @@
+// The observer of a run: receives samples, events, steps and the result as they happen.
+#pragma once
+
+#include <span>
+
+#include "hysim/core/model.hpp"
+#include "hysim/run/options.hpp"
+#include "hysim/run/result.hpp"
+
+namespace hysim {
+
+// Receives the run as it happens. Default implementations ignore everything.
+template <class S>
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_start(const Model<S>& /*model*/, const SimulationOptions& /*options*/) {}
+  // A point of the trajectory: each accepted step's end, and both sides of each event.
+  virtual void on_sample(S /*t*/, int /*mode*/, std::span<const S> /*x*/) {}
+  virtual void on_event(const EventRecord<S>& /*record*/) {}
+  // An accepted step [t, t + h] and what limited its length (the step log).
+  virtual void on_step(S /*t*/, S /*h*/, StepLimit /*limit*/) {}
+  virtual void on_finish(const RunResult<S>& /*result*/) {}
+};
+
+}  // namespace hysim

@@ -1,0 +1,77 @@
+// What a run produces (the run vocabulary, below the simulator and above the model): the
+// classes of the modes visited at events (003, Tables 1 and 2), one record per mode visited,
+// the step log's reasons, the counters every strategy reports, and the run's result.
+//
+// Lifetimes: an EventRecord's spans (x_pre, x_post) and its guard name point into the
+// simulator's buffers and the model; they are valid during Observer::on_event only. Copy
+// what you keep.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hysim {
+
+// 003, Tables 1 and 2: what kind of mode a transition chain visited.
+enum class TransitionClass { kInterior, kBoundary, kSliding, kPinnacle, kMythical };
+const char* transition_class_name(TransitionClass c);
+
+// Counters of a run; every strategy reports the same ones.
+struct RunStatistics {
+  std::int64_t steps_accepted = 0;
+  std::int64_t steps_rejected = 0;
+  std::int64_t rhs_evals = 0;        // evaluations of a mode's field f_a(t, x)
+  std::int64_t guard_evals = 0;      // evaluations of an atom's event function e(t, x)
+  std::int64_t root_iterations = 0;  // trial points of the locator (dense-output evaluations)
+  std::int64_t events = 0;           // event times (a chain at one time counts once)
+  std::int64_t transitions = 0;      // modes visited at events (rows of events.csv)
+  std::int64_t one_sided_events = 0; // events whose x- satisfies the old mode (no guard fired)
+};
+
+// One mode visited at an event. Rows of one chain share index and t.
+template <class S>
+struct EventRecord {
+  std::int64_t index = 0;       // 1-based event number
+  S t = S(0);                   // event time: t_a, the pre-event end of the location bracket
+                                //   (double-sided: t_b; step: the step's end)
+  S t_bracket = S(0);           // the bracket's other end (= t when there is none)
+  int from = -1;                // mode left
+  int to = -1;                  // mode entered
+  TransitionClass kind = TransitionClass::kInterior;
+  std::string_view guard;       // name of the transition taken
+  std::span<const S> x_pre;     // state before the transition
+  std::span<const S> x_post;    // state after its reset
+  bool one_sided = true;        // x_pre satisfies the mode left (none of its guards fires)
+};
+
+enum class RunReason { kReachedEnd, kEventLimit, kZeno };
+const char* run_reason_name(RunReason reason);
+
+template <class S>
+struct RunResult {
+  RunReason reason = RunReason::kReachedEnd;
+  std::string message;   // one line: what happened
+  S t = S(0);            // time reached
+  S t_zeno = S(0);       // the estimated Zeno accumulation time, when zeno_detected
+  bool zeno_detected = false;
+  int mode = -1;         // mode at the end
+  std::vector<S> x;      // state at the end
+  RunStatistics stats;
+};
+
+// Why a step had the length it had (the step log, 004 Figs. 14-16).
+enum class StepLimit {
+  kIntegrator,  // the integrator's error control (or its first-step estimate)
+  kFixed,       // the fixed step of a fixed-step solver
+  kMaxStep,     // the max_step option
+  kGamma,       // the gamma rule: h_ev = gamma |e / (de/dt)| of an approaching guard
+  kMinimum,     // the minimum step (gamma's h_min, or a chattering mode's step)
+  kEvent,       // cut short by the event located inside it
+  kEnd,         // the end of the interval, t_end
+};
+const char* step_limit_name(StepLimit limit);
+
+}  // namespace hysim

@@ -1,0 +1,381 @@
+// Steppers built on Boost.Odeint, behind the Stepper interface of solvers/stepper.hpp, and the
+// solver catalog.
+//
+//   dopri5      Dormand & Prince 5(4), FSAL, odeint's controlled_runge_kutta with its default
+//               error checker and step adjuster; dense output is Dormand-Prince's own continuous
+//               extension of order 4 (odeint's runge_kutta_dopri5::calc_state; Hairer, Norsett &
+//               Wanner, Solving ODE I, II.6).
+//   cashkarp54  Cash & Karp 5(4) (ACM TOMS 16(3), 1990; odeint's runge_kutta_cash_karp54),
+//               controlled_runge_kutta as dopri5; no dense output of its own: a quartic Hermite
+//               interpolant of order 4 (CashKarp54Stepper).
+//   rkf78       Fehlberg 7(8) (NASA TR R-287, 1968; odeint's runge_kutta_fehlberg78, which
+//               advances with the 8th-order weights), controlled_runge_kutta as dopri5; no dense
+//               output of its own: a quintic Hermite interpolant of order 5 (Fehlberg78Stepper).
+//   rk4         classical Runge-Kutta 4, fixed step; dense output by the cubic Hermite
+//               interpolant through (x0, f0, x1, f1), one evaluation per step reused as the next
+//               step's first stage.
+//   euler       forward Euler, fixed step; dense output is the Euler line itself.
+//
+// bs3 (solvers/bogacki_shampine.cpp) and rosenbrock4 (solvers/rosenbrock4.cpp) are our own.
+//
+// Orders of dense output. HNW I, II.6: a continuous extension of order q has local error
+// O(h^(q+1)); q = p - 1 keeps it within the global error O(h^p) of the method. The Hermite
+// interpolants below are built from the step's end points and slopes plus data the step
+// already computed; data accurate to O(h^(r+1)) in the state (or in the slope, which enters
+// multiplied by h: O(h^r)) cost nothing in order as long as r >= q. The accuracy of a stage is
+// its internal order: the largest r such that the stage value Y_i = x0 + h sum_j a_ij k_j
+// satisfies the order conditions sum_j a_ij Phi_j(tau) = c_i^|tau| / gamma(tau) of every rooted
+// tree tau with |tau| <= r (Butcher's; HNW I, II.2), so that Y_i - x(t0 + c_i h) = O(h^(r+1))
+// and k_i = f(Y_i) has the same error. In exact rational arithmetic
+// (solvers/dense_output_derivation.py, which also derives the weights below): every stage of
+// Cash-Karp has internal order <= 2 (too low to be used directly); stages 6 to 11 of
+// Fehlberg 7(8) have internal order 4.
+#include <algorithm>
+#include <array>
+#include <boost/numeric/odeint/stepper/controlled_runge_kutta.hpp>
+#include <boost/numeric/odeint/stepper/euler.hpp>
+#include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
+#include <boost/numeric/odeint/stepper/runge_kutta_cash_karp54.hpp>
+#include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
+#include <boost/numeric/odeint/stepper/runge_kutta_fehlberg78.hpp>
+#include <cstddef>
+#include <utility>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/solvers/stepper.hpp"
+#include "hysim/solvers/stepper_base.hpp"
+
+// Boost.Multiprecision numbers name themselves as their value_type, which sends odeint's
+// value-type extraction into an endless recursion; tell odeint that float128 is a scalar.
+namespace boost::numeric::odeint::detail {
+template <>
+struct extract_value_type<hysim::float128, void> {
+  using type = hysim::float128;
+};
+}  // namespace boost::numeric::odeint::detail
+
+namespace hysim {
+namespace solvers {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+
+// Adapts our Rhs (pointers) to odeint's system signature sys(x, dxdt, t).
+template <class S>
+struct OdeintSystem {
+  Rhs<S> rhs;
+  void operator()(const State<S>& x, State<S>& dxdt, S t) const { rhs(t, x.data(), dxdt.data()); }
+};
+
+// The same, remembering where each stage's slope went. odeint's generic Runge-Kutta algorithm
+// calls the system once per stage, for stages 2..s in order, writing k_i into a buffer of its
+// own that lives until the next attempt; slots[i - 2] points at k_i after the attempt.
+template <class S, std::size_t kCalls>
+struct StageRecordingSystem {
+  Rhs<S> rhs;
+  std::array<const S*, kCalls>* slots;
+  std::size_t* calls;
+  void operator()(const State<S>& x, State<S>& dxdt, S t) const {
+    rhs(t, x.data(), dxdt.data());
+    if (*calls < kCalls) (*slots)[*calls] = dxdt.data();
+    ++*calls;
+  }
+};
+
+template <class S>
+class Dopri5Stepper final : public StepperBase<S> {
+  using Base = StepperBase<S>;
+  using Dopri = odeint::runge_kutta_dopri5<State<S>, S, State<S>, S>;
+  using Checker = odeint::default_error_checker<S, odeint::range_algebra, odeint::default_operations>;
+  using Controlled = odeint::controlled_runge_kutta<Dopri, Checker>;
+
+ public:
+  Dopri5Stepper(std::size_t n, const StepperTolerances<S>& tol)
+      : Base(n), controlled_(Checker(tol.atol, tol.rtol)), dense_(n) {}
+
+  std::string_view name() const override { return "dopri5"; }
+  bool is_adaptive() const override { return true; }
+  int order() const override { return 5; }
+
+  StepOutcome<S> try_step(S h) override {
+    S t = this->t_cur_;
+    S dt = h;
+    const auto result = controlled_.try_step(OdeintSystem<S>{this->rhs_}, this->x_cur_, this->f_cur_, t,
+                                             this->x_try_, this->f_try_, dt);
+    if (result == odeint::fail) return {StepStatus::kRejected, dt};
+    // odeint advanced t by h; keep the sum the caller expects, t_cur + h.
+    this->accept(this->t_cur_ + h);
+    // The dense output reads the accepted step's stages, which the next attempt (accepted or
+    // not) overwrites inside controlled_: keep a copy (same sizes after the first step, so
+    // the assignment does not allocate).
+    accepted_ = controlled_.stepper();
+    return {StepStatus::kAccepted, dt};
+  }
+
+  void interpolate(S t, S* x) const override {
+    if (this->copy_end_point(t, x)) return;
+    // odeint writes into a State of the right size (allocated once, in the constructor).
+    accepted_.calc_state(t, dense_, this->x_prev_, this->f_prev_, this->t_prev_,
+                                     this->x_cur_, this->f_cur_, this->t_cur_);
+    std::copy(dense_.begin(), dense_.end(), x);
+  }
+
+ private:
+  Controlled controlled_;
+  Dopri accepted_;  // the stepper as it was after the last accepted step
+  mutable State<S> dense_;
+};
+
+// An explicit embedded pair that is not FSAL, under odeint's controlled_runge_kutta (default
+// error checker and step adjuster, as dopri5). An attempt costs the s - 1 stages 2..s (stage 1
+// is the stored slope); an accepted one adds f(t1, x1), the Hermite end slope and the next
+// step's stage 1. After an acceptance, keep_dense_data() reads the attempt's stages (stage_(i)
+// is k_i) before the next attempt overwrites them.
+template <class S, class ErrorStepper, std::size_t kStages>
+class ExplicitPairStepper : public StepperBase<S> {
+  using Base = StepperBase<S>;
+  using Checker = odeint::default_error_checker<S, odeint::range_algebra, odeint::default_operations>;
+  using Controlled = odeint::controlled_runge_kutta<ErrorStepper, Checker>;
+  using System = StageRecordingSystem<S, kStages - 1>;
+
+ public:
+  ExplicitPairStepper(std::size_t n, const StepperTolerances<S>& tol)
+      : Base(n), controlled_(Checker(tol.atol, tol.rtol)) {}
+
+  bool is_adaptive() const override { return true; }
+
+  StepOutcome<S> try_step(S h) override {
+    S t = this->t_cur_;
+    S dt = h;
+    calls_ = 0;
+    const auto result = controlled_.try_step(System{this->rhs_, &slots_, &calls_}, this->x_cur_, this->f_cur_, t,
+                                             this->x_try_, dt);
+    if (result == odeint::fail) return {StepStatus::kRejected, dt};
+    const S t_new = this->t_cur_ + h;  // the sum the caller expects (odeint's t is the same)
+    this->rhs_(t_new, this->x_try_.data(), this->f_try_.data());
+    this->accept(t_new);
+    keep_dense_data();
+    return {StepStatus::kAccepted, dt};
+  }
+
+ protected:
+  // k_i (i = 2..s) of the last attempt, n values.
+  const S* stage(std::size_t i) const { return slots_[i - 2]; }
+  virtual void keep_dense_data() = 0;
+
+ private:
+  Controlled controlled_;
+  std::array<const S*, kStages - 1> slots_{};
+  std::size_t calls_ = 0;
+};
+
+// Cash-Karp 5(4) with a quartic Hermite dense output of order 4.
+//
+// The fifth datum, besides (x0, f0, x1, f1), is a midpoint value built from the stages:
+//   x_1/2 = x0 + h (89/864 k1 + 575/1512 k3 + 25/1728 k4 - 13/448 k5 + 1/32 f1),
+// with f1 = f(t1, x1) (already evaluated as the next step's k1). Its weights w solve the order
+// conditions of a continuous extension at theta = 1/2 through order 4 (HNW I, II.6: sum_i w_i
+// Phi_i(tau) = (1/2)^|tau| / gamma(tau) for the 8 trees with |tau| <= 4, over the 6 stages and
+// f1 as a 7th stage with a_7j = b_j); these have a one-parameter family of solutions, and we
+// take the one without k6 (its order-5 residuals are within 0.3% of the smallest possible).
+// So x_1/2 - x(t0 + h/2) = O(h^5), and the quartic p with p(0) = x0, p(1) = x1, p'(0) = h f0,
+// p'(1) = h f1, p(1/2) = x_1/2 is
+//   p(θ) = H(θ) + 16 θ²(1-θ)² (x_1/2 - H(1/2)),   H(1/2) = (x0 + x1)/2 + h (f0 - f1)/8,
+// H the cubic Hermite interpolant: local error O(h^5) (order 4, as dopri5's), exact for
+// polynomials of degree <= 4, and no evaluation beyond the step's own.
+constexpr Fraction kCashKarpMid1{89, 864}, kCashKarpMid3{575, 1512}, kCashKarpMid4{25, 1728},
+    kCashKarpMid5{-13, 448}, kCashKarpMidEnd{1, 32};
+
+template <class S>
+class CashKarp54Stepper final
+    : public ExplicitPairStepper<S, odeint::runge_kutta_cash_karp54<State<S>, S, State<S>, S>, 6> {
+ public:
+  CashKarp54Stepper(std::size_t n, const StepperTolerances<S>& tol)
+      : ExplicitPairStepper<S, odeint::runge_kutta_cash_karp54<State<S>, S, State<S>, S>, 6>(n, tol), mid_(n) {}
+
+  std::string_view name() const override { return "cashkarp54"; }
+  int order() const override { return 5; }
+
+  void interpolate(S t, S* x) const override {
+    if (this->copy_end_point(t, x)) return;
+    const S h = this->t_cur_ - this->t_prev_;
+    const S theta = (t - this->t_prev_) / h;
+    const S bubble = S(16) * theta * theta * (S(1) - theta) * (S(1) - theta);
+    for (std::size_t i = 0; i < this->x_cur_.size(); ++i) {
+      const S x0 = this->x_prev_[i], f0 = this->f_prev_[i], x1 = this->x_cur_[i], f1 = this->f_cur_[i];
+      const S hermite_mid = (x0 + x1) / S(2) + h * (f0 - f1) / S(8);
+      x[i] = hermite_cubic(theta, h, x0, f0, x1, f1) + bubble * (mid_[i] - hermite_mid);
+    }
+  }
+
+ private:
+  void keep_dense_data() override {
+    const S h = this->t_cur_ - this->t_prev_;
+    const S* k3 = this->stage(3);
+    const S* k4 = this->stage(4);
+    const S* k5 = this->stage(5);
+    for (std::size_t i = 0; i < mid_.size(); ++i) {
+      mid_[i] = this->x_prev_[i] + h * (w1_ * this->f_prev_[i] + w3_ * k3[i] + w4_ * k4[i] + w5_ * k5[i] +
+                                        w_end_ * this->f_cur_[i]);
+    }
+  }
+
+  const S w1_ = kCashKarpMid1.as<S>(), w3_ = kCashKarpMid3.as<S>(), w4_ = kCashKarpMid4.as<S>(),
+          w5_ = kCashKarpMid5.as<S>(), w_end_ = kCashKarpMidEnd.as<S>();
+  State<S> mid_;  // x_1/2 of the last accepted step
+};
+
+// Fehlberg 7(8) with a quintic Hermite dense output of order 5.
+//
+// The two data besides (x0, f0, x1, f1) are slopes the step computed: k10 = f(Y10) at
+// c10 = 1/3 and k9 = f(Y9) at c9 = 2/3. Both stages have internal order 4, so k - x'(t) =
+// O(h^5) there, and the quintic p with p(0) = x0, p(1) = x1, p'(0) = h f0, p'(1) = h f1,
+// p'(1/3) = h k10, p'(2/3) = h k9 has local error O(h^6): order 5, exact for polynomials of
+// degree <= 5, no extra evaluation. With the cubic Hermite H and the bubble θ²(1-θ)²(α + βθ),
+// whose slopes at 1/3 and 2/3 must make up D1 = h k10 - H'(1/3) and D2 = h k9 - H'(2/3), where
+// H'(1/3) = 4/3 (x1 - x0) - h f1 / 3 and H'(2/3) = 4/3 (x1 - x0) - h f0 / 3:
+//   4/27 α + 8/81 β = D1,  -4/27 α - 4/81 β = D2   =>   β = 81/4 (D1 + D2),  α = -27/4 (D1 + 2 D2).
+// Order 6 would need stage data of internal order 5, which Fehlberg's stages do not have (and a
+// continuous extension of order 6 from the 13 stages and f1 does not exist: the order
+// conditions are inconsistent), hence extra evaluations; we do not spend them.
+template <class S>
+class Fehlberg78Stepper final
+    : public ExplicitPairStepper<S, odeint::runge_kutta_fehlberg78<State<S>, S, State<S>, S>, 13> {
+ public:
+  Fehlberg78Stepper(std::size_t n, const StepperTolerances<S>& tol)
+      : ExplicitPairStepper<S, odeint::runge_kutta_fehlberg78<State<S>, S, State<S>, S>, 13>(n, tol),
+        alpha_(n),
+        beta_(n) {}
+
+  std::string_view name() const override { return "rkf78"; }
+  int order() const override { return 8; }
+
+  void interpolate(S t, S* x) const override {
+    if (this->copy_end_point(t, x)) return;
+    const S h = this->t_cur_ - this->t_prev_;
+    const S theta = (t - this->t_prev_) / h;
+    const S bubble = theta * theta * (S(1) - theta) * (S(1) - theta);
+    for (std::size_t i = 0; i < this->x_cur_.size(); ++i) {
+      x[i] = hermite_cubic(theta, h, this->x_prev_[i], this->f_prev_[i], this->x_cur_[i], this->f_cur_[i]) +
+             bubble * (alpha_[i] + beta_[i] * theta);
+    }
+  }
+
+ private:
+  void keep_dense_data() override {
+    const S h = this->t_cur_ - this->t_prev_;
+    const S* k9 = this->stage(9);    // c9 = 2/3
+    const S* k10 = this->stage(10);  // c10 = 1/3
+    for (std::size_t i = 0; i < alpha_.size(); ++i) {
+      const S chord = S(4) / S(3) * (this->x_cur_[i] - this->x_prev_[i]);
+      const S d1 = h * k10[i] - chord + h * this->f_cur_[i] / S(3);
+      const S d2 = h * k9[i] - chord + h * this->f_prev_[i] / S(3);
+      beta_[i] = S(81) / S(4) * (d1 + d2);
+      alpha_[i] = S(-27) / S(4) * (d1 + S(2) * d2);
+    }
+  }
+
+  State<S> alpha_, beta_;  // the bubble's coefficients for the last accepted step
+};
+
+// Fixed-step explicit steppers: RK4 (cubic Hermite dense output) and Euler (linear).
+template <class S, class OdeintStepper>
+class FixedStepper final : public StepperBase<S> {
+  using Base = StepperBase<S>;
+
+ public:
+  FixedStepper(std::size_t n, std::string_view stepper_name, int stepper_order)
+      : Base(n), name_(stepper_name), order_(stepper_order) {}
+
+  std::string_view name() const override { return name_; }
+  bool is_adaptive() const override { return false; }
+  int order() const override { return order_; }
+
+  StepOutcome<S> try_step(S h) override {
+    // x_try = Phi_h(x_cur), using f_cur as the first stage; then f_try = f(t + h, x_try),
+    // which is both the Hermite end slope and the next step's first stage.
+    stepper_.do_step(OdeintSystem<S>{this->rhs_}, this->x_cur_, this->f_cur_, this->t_cur_, this->x_try_, h);
+    const S t_new = this->t_cur_ + h;
+    this->rhs_(t_new, this->x_try_.data(), this->f_try_.data());
+    this->accept(t_new);
+    return {StepStatus::kAccepted, h};
+  }
+
+  void interpolate(S t, S* x) const override {
+    const std::size_t n = this->x_cur_.size();
+    const S h = this->t_cur_ - this->t_prev_;
+    if (h == S(0)) {
+      std::copy(this->x_cur_.begin(), this->x_cur_.end(), x);
+      return;
+    }
+    const S theta = (t - this->t_prev_) / h;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (order_ == 1) {
+        // Euler's own line: x0 + (t - t0) f0 (ends at x1 up to rounding).
+        x[i] = this->x_prev_[i] + (t - this->t_prev_) * this->f_prev_[i];
+      } else {
+        x[i] = hermite_cubic(theta, h, this->x_prev_[i], this->f_prev_[i], this->x_cur_[i], this->f_cur_[i]);
+      }
+    }
+  }
+
+ private:
+  OdeintStepper stepper_;
+  std::string_view name_;
+  int order_;
+};
+
+}  // namespace
+}  // namespace solvers
+
+const std::vector<SolverInfo>& solver_catalog() {
+  static const std::vector<SolverInfo> catalog = {
+      {"dopri5", "Dormand-Prince 5(4), adaptive, FSAL, 4th-order dense output (Boost.Odeint)", true},
+      {"rk4", "classical Runge-Kutta 4, fixed step, cubic Hermite dense output (Boost.Odeint)", false},
+      {"euler", "forward Euler, fixed step, linear dense output (Boost.Odeint)", false},
+      {"bs3", "Bogacki-Shampine 3(2), adaptive, FSAL, cubic Hermite dense output (order 3, the method's own)",
+       true},
+      {"cashkarp54",
+       "Cash-Karp 5(4), adaptive (Boost.Odeint); no own dense output: quartic Hermite of order 4 "
+       "(midpoint from the stages, no extra evaluation)",
+       true},
+      {"rkf78",
+       "Runge-Kutta-Fehlberg 7(8), adaptive, advances with order 8 (Boost.Odeint); no own dense output: "
+       "quintic Hermite of order 5 (slopes of stages at 1/3, 2/3)",
+       true},
+      {"rosenbrock4",
+       "Rosenbrock 4(3) for stiff fields (RODAS, the method of Boost.Odeint's rosenbrock4), adaptive, "
+       "3rd-order dense output; finite-difference Jacobian and df/dt: n + 7 evaluations per step",
+       true},
+  };
+  return catalog;
+}
+
+template <class S>
+std::unique_ptr<Stepper<S>> make_stepper(std::string_view name, std::size_t n,
+                                         const StepperTolerances<S>& tolerances) {
+  namespace odeint = boost::numeric::odeint;
+  using solvers::State;
+  if (name == "dopri5") return std::make_unique<solvers::Dopri5Stepper<S>>(n, tolerances);
+  if (name == "rk4") {
+    return std::make_unique<solvers::FixedStepper<S, odeint::runge_kutta4<State<S>, S, State<S>, S>>>(n, "rk4", 4);
+  }
+  if (name == "euler") {
+    return std::make_unique<solvers::FixedStepper<S, odeint::euler<State<S>, S, State<S>, S>>>(n, "euler", 1);
+  }
+  if (name == "bs3") return solvers::make_bogacki_shampine3<S>(n, tolerances);
+  if (name == "cashkarp54") return std::make_unique<solvers::CashKarp54Stepper<S>>(n, tolerances);
+  if (name == "rkf78") return std::make_unique<solvers::Fehlberg78Stepper<S>>(n, tolerances);
+  if (name == "rosenbrock4") return solvers::make_rosenbrock4<S>(n, tolerances);
+  std::string known;
+  for (const auto& info : solver_catalog()) known += (known.empty() ? "" : ", ") + info.name;
+  throw InvalidArgument("unknown solver '" + std::string(name) + "' (known: " + known + ")");
+}
+
+#define HYSIM_INSTANTIATE(S)                                                        \
+  template std::unique_ptr<Stepper<S>> make_stepper<S>(std::string_view, std::size_t, \
+                                                       const StepperTolerances<S>&);
+HYSIM_FOR_EACH_SCALAR(HYSIM_INSTANTIATE)
+#undef HYSIM_INSTANTIATE
+
+}  // namespace hysim
