@@ -23,6 +23,7 @@ namespace {
 
 SimulationOptions validated(SimulationOptions options) {
   options.validate();
+  parse_strategy(options.strategy);
   return options;
 }
 
