@@ -1,5 +1,9 @@
 #include "apps/cli_options.hpp"
 
+#include <algorithm>
+#include <type_traits>
+#include <variant>
+
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/solvers/stepper.hpp"
@@ -29,35 +33,20 @@ void add_model_options(CLI::App* command, ModelChoice* choice) {
   command->add_option("--preset", choice->preset, "a named parameter set of the model");
 }
 
-void add_tolerance_options(CLI::App* command, SimulationOptions* options) {
-  const SimulationOptions defaults;
-  command->add_option("--t-end", options->t_end, "end time [s]")->default_val(defaults.t_end);
-  command->add_option("--rtol", options->rtol, "relative tolerance")->default_val(defaults.rtol);
-  command->add_option("--atol", options->atol, "absolute tolerance")->default_val(defaults.atol);
-}
-
-void add_strategy_tuning_options(CLI::App* command, SimulationOptions* options) {
-  const SimulationOptions defaults;
-  command->add_option("--gamma", options->gamma, "gamma rule: fraction of the predicted time to a guard, 0 < gamma < 1")
-      ->default_val(defaults.gamma);
-  command->add_option("--h-min", options->h_min, "smallest step of the gamma approach [s]")
-      ->default_val(defaults.h_min);
-  command->add_option("--refine-gamma", options->refine_gamma,
-                      "strategy gamma-refine: multiple of the predicted time to a guard a step may cover, 0 < r < 2")
-      ->default_val(defaults.refine_gamma);
-  command->add_option("--samples", options->samples, "strategy sampled: interior points checked per step")
-      ->default_val(defaults.samples);
-  command->add_flag("--sliding,!--no-sliding", options->sliding,
-                    "equivalent (Filippov) dynamics on sliding surfaces (default); --no-sliding: the modes chatter");
-  command->add_option("--zeno-events", options->zeno_events,
-                      "Zeno: consecutive shrinking intervals between pinnacle events, >= 3")
-      ->default_val(defaults.zeno_events);
-  command->add_option("--zeno-ratio-tolerance", options->zeno_ratio_tolerance,
-                      "Zeno: relative spread allowed among the intervals' ratios")
-      ->default_val(defaults.zeno_ratio_tolerance);
-  command->add_option("--zeno-horizon", options->zeno_horizon,
-                      "Zeno: declared once the predicted time left to the accumulation is below this [s]")
-      ->default_val(defaults.zeno_horizon);
+void add_simulation_options(CLI::App* command, SimulationOptions* options, std::initializer_list<OptionGroup> groups) {
+  for (const OptionInfo& info : option_table()) {
+    if (groups.size() > 0 && std::find(groups.begin(), groups.end(), info.group) == groups.end()) continue;
+    std::visit(
+        [&]<class T>(T SimulationOptions::*member) {
+          if constexpr (std::is_same_v<T, bool>) {
+            command->add_flag(info.flag() + ",!" + info.negated_flag(), options->*member, info.description());
+          } else {
+            command->add_option(info.flag(), options->*member, info.description())
+                ->default_str(option_text(*options, info));
+          }
+        },
+        info.member);
+  }
 }
 
 void add_verbosity_flag(CLI::App* command, int* verbosity) {
@@ -80,7 +69,7 @@ std::vector<std::string> checked_strategies(const std::vector<std::string>& name
     for (const auto& info : strategy_catalog()) all.push_back(info.name);
     return all;
   }
-  for (const auto& name : names) parse_strategy(name);
+  for (const auto& name : names) find_strategy(name);
   return names;
 }
 
@@ -100,32 +89,21 @@ std::vector<std::string> checked_solvers(const std::vector<std::string>& names) 
   return names;
 }
 
-nlohmann::json options_json(const SimulationOptions& o, const ModelChoice& choice, const ParameterValues& values) {
+nlohmann::json simulation_options_json(const SimulationOptions& options) {
+  nlohmann::json json = nlohmann::json::object();
+  visit_options(options, [&](const OptionInfo& info, const auto& value) { json[info.name] = value; });
+  return json;
+}
+
+nlohmann::json options_json(const SimulationOptions& options, const ModelChoice& choice,
+                            const ParameterValues& values) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [name, text] : values.values()) params[name] = text;
-  return {{"t_end", o.t_end},
-          {"solver", o.solver},
-          {"strategy", o.strategy},
-          {"scalar", choice.scalar},
-          {"rtol", o.rtol},
-          {"atol", o.atol},
-          {"initial_step", o.initial_step},
-          {"max_step", o.max_step},
-          {"min_step", o.min_step},
-          {"fixed_step", o.fixed_step},
-          {"event_tolerance", o.event_tolerance},
-          {"gamma", o.gamma},
-          {"h_min", o.h_min},
-          {"refine_gamma", o.refine_gamma},
-          {"samples", o.samples},
-          {"sliding", o.sliding},
-          {"zeno_events", o.zeno_events},
-          {"zeno_ratio_tolerance", o.zeno_ratio_tolerance},
-          {"zeno_horizon", o.zeno_horizon},
-          {"chain_limit", o.chain_limit},
-          {"event_limit", o.event_limit},
-          {"preset", choice.preset},
-          {"parameters", params}};
+  nlohmann::json json = simulation_options_json(options);
+  json["scalar"] = choice.scalar;
+  json["preset"] = choice.preset;
+  json["parameters"] = params;
+  return json;
 }
 
 nlohmann::json stats_json(const RunStatistics& s, double wall_seconds) {

@@ -1,10 +1,11 @@
 // Options and JSON fragments that several `hysim` subcommands share: the model with its
-// scalar type, preset and parameters; tolerances and end time; the strategies' tuning
-// (--gamma, --h-min, --refine-gamma, --samples); verbosity; the options and statistics blocks of the JSON
+// scalar type, preset and parameters; the fields of SimulationOptions, from their table
+// (hysim/run/option_table.hpp); verbosity; the options and statistics blocks of the JSON
 // reports; and dispatch on the scalar type.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "hysim/core/scalar.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/models/catalog.hpp"
+#include "hysim/run/option_table.hpp"
 
 namespace hysim::app {
 
@@ -33,10 +35,11 @@ struct ModelChoice {
 
 // MODEL (positional, required), --scalar, --param, --preset.
 void add_model_options(CLI::App* command, ModelChoice* choice);
-// --t-end, --rtol, --atol, with SimulationOptions' defaults.
-void add_tolerance_options(CLI::App* command, SimulationOptions* options);
-// --gamma, --h-min, --refine-gamma, --samples: the tuning of the gamma and sampled strategies.
-void add_strategy_tuning_options(CLI::App* command, SimulationOptions* options);
+// One flag per option of option_table() in `groups` (none given: every option), bound to
+// its field of *options, which holds the default: --t-end X, ...; a bool option is the pair
+// --sliding / --no-sliding.
+void add_simulation_options(CLI::App* command, SimulationOptions* options,
+                            std::initializer_list<OptionGroup> groups = {});
 // -v / -vv.
 void add_verbosity_flag(CLI::App* command, int* verbosity);
 // --strategies a,b,... and --solvers x,y,... (comma-separated lists).
@@ -48,7 +51,9 @@ void add_solvers_option(CLI::App* command, std::vector<std::string>* solvers, co
 std::vector<std::string> checked_strategies(const std::vector<std::string>& names);
 std::vector<std::string> checked_solvers(const std::vector<std::string>& names);
 
-// The run's options with the model choice (scalar, preset, every parameter's text).
+// Every field of SimulationOptions, keyed by its name in option_table().
+nlohmann::json simulation_options_json(const SimulationOptions& options);
+// The same with the model choice (scalar, preset, every parameter's text).
 nlohmann::json options_json(const SimulationOptions& options, const ModelChoice& choice,
                             const ParameterValues& values);
 // The counters of RunStatistics and the wall time.

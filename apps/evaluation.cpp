@@ -18,7 +18,7 @@ const char* outcome_name(Outcome outcome) {
   return "?";
 }
 
-bool brings_own_solver(const std::string& strategy) { return parse_strategy(strategy) == Strategy::kCvode; }
+bool brings_own_solver(const std::string& strategy) { return find_strategy(strategy).is_driver(); }
 
 std::string Evaluation::solver_label() const {
   return brings_own_solver(options.strategy) ? "cvode/BDF" : options.solver;
@@ -90,12 +90,11 @@ Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options,
   try {
     Simulator<S> simulator(model, options);
     const auto start = std::chrono::steady_clock::now();
-    try {
-      run.stats = simulator.run(&collector).stats;
-    } catch (const SimulationError& error) {
+    const RunResult<S> result = simulator.run(&collector);
+    run.stats = result.stats;
+    if (result.reason == RunReason::kFailed) {
       run.outcome = Outcome::kFailed;
-      run.note = error.what();
-      run.stats = simulator.statistics();
+      run.note = result.message;
     }
     run.wall_seconds = std::max(0.0, seconds_since(start) - collector.seconds_in_observer());
   } catch (const InvalidArgument& error) {

@@ -5,7 +5,7 @@
 // Each run is timed like `hysim run` does: the steady clock around Simulator::run minus the
 // time spent in the observer that keeps the events. A run that throws InvalidArgument (a
 // combination the engine does not offer, e.g. cvode in long double or in a build without
-// SUNDIALS) is skipped with its message; a run that throws SimulationError keeps what it
+// SUNDIALS) is skipped with its message; a run that fails (RunReason::kFailed) keeps what it
 // found up to the failure and its message. Other errors propagate.
 #pragma once
 

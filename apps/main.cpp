@@ -1,6 +1,7 @@
 // hysim: the command-line program (docs/cli.md).
 //
 //   hysim list
+//   hysim options [--markdown]            the options of a run with their defaults
 //   hysim run MODEL [options]             one run: event table, CSV and JSON files
 //   hysim compare MODEL [options]         solvers x strategies against the model's reference
 //   hysim reproduce NAME [options]        a published table, beside our strategies (pwm-table1)
@@ -15,15 +16,17 @@
 #include "apps/commands.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/verbosity.hpp"
+#include "hysim/peers/peers.hpp"
 
 int main(int argc, char** argv) {
   using namespace hysim::app;
+  hysim::register_peers();  // the cvode strategy, when this build has SUNDIALS
   CLI::App app{"hysim: simulation of hybrid dynamic systems"};
   app.require_subcommand(1);
   int verbosity = 0;
   app.add_flag("-v", verbosity, "log each transition (-v) or each step (-vv) to stderr");
   const std::vector<Command> commands = {
-      add_list_command(app),          add_run_command(app, &verbosity),
+      add_list_command(app),          add_options_command(app),         add_run_command(app, &verbosity),
       add_compare_command(app, &verbosity), add_reproduce_command(app, &verbosity),
       add_workprecision_command(app, &verbosity),
   };

@@ -51,20 +51,18 @@ int run_model(const RunRequest& request) {
 
   nlohmann::json report = {{"model", model.name}, {"options", options_json(request.options, request.choice, values)}};
   const auto start = std::chrono::steady_clock::now();
-  RunResult<S> result;
-  try {
-    result = simulator.run(&recorder);
-  } catch (const SimulationError& error) {
+  const RunResult<S> result = simulator.run(&recorder);
+  if (result.reason == RunReason::kFailed) {
     recorder.flush();
     const double wall = seconds_since(start);
     if (!out_dir.empty()) {
-      report["error"] = error.what();
+      report["error"] = result.message;
       report["stats"] = stats_json(simulator.statistics(), wall - recorder.seconds_in_observer());
       std::ofstream(out_dir / "stats.json") << report.dump(2) << "\n";
       std::cerr << "hysim: the run failed; " << out_dir.string() << " holds its output up to t = "
                 << format_scalar(recorder.last_t()) << "\n";
     }
-    throw;
+    throw SimulationError(result.message);  // main reports it and exits non-zero
   }
   const double wall_simulation = std::max(0.0, seconds_since(start) - recorder.seconds_in_observer());
 
@@ -89,27 +87,9 @@ int run_model(const RunRequest& request) {
 
 Command add_run_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<RunRequest>();
-  SimulationOptions& options = request->options;
-  const SimulationOptions defaults;
   CLI::App* cmd = app.add_subcommand("run", "simulate a model and print its event table");
   add_model_options(cmd, &request->choice);
-  add_tolerance_options(cmd, &options);
-  cmd->add_option("--solver", options.solver, "integrator (see `hysim list`)")->default_val(defaults.solver);
-  cmd->add_option("--strategy", options.strategy, "event-detection strategy (see `hysim list`)")
-      ->default_val(defaults.strategy);
-  add_strategy_tuning_options(cmd, &options);
-  cmd->add_option("--fixed-step", options.fixed_step, "step of fixed-step solvers [s]")->default_val(defaults.fixed_step);
-  cmd->add_option("--initial-step", options.initial_step, "first step [s], 0: estimated")
-      ->default_val(defaults.initial_step);
-  cmd->add_option("--max-step", options.max_step, "largest step [s], 0: unlimited")->default_val(defaults.max_step);
-  cmd->add_option("--min-step", options.min_step, "smallest step before failing [s], 0: 16 eps max(|t|,1)")
-      ->default_val(defaults.min_step);
-  cmd->add_option("--chain-limit", options.chain_limit, "most modes one event may visit")
-      ->default_val(defaults.chain_limit);
-  cmd->add_option("--event-tolerance", options.event_tolerance, "width of the location bracket [s], 0: one ulp of t")
-      ->default_val(defaults.event_tolerance);
-  cmd->add_option("--event-limit", options.event_limit, "stop after this many events")
-      ->default_val(defaults.event_limit);
+  add_simulation_options(cmd, &request->options);
   cmd->add_option("--out", request->out_dir, "write events.csv, trajectory.csv, steps.csv and stats.json here");
   add_verbosity_flag(cmd, verbosity);
   return {cmd, [request, cmd] {

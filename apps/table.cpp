@@ -54,6 +54,20 @@ void Table::write_csv(const std::filesystem::path& path) const {
   for (const auto& row : rows) write_line(row);
 }
 
+void Table::print_markdown(std::ostream& out) const {
+  auto print_line = [&](const std::vector<std::string>& line) {
+    for (const auto& cell : line) {
+      out << "| ";
+      for (const char c : cell) out << (c == '|' ? "\\|" : std::string(1, c));
+      out << " ";
+    }
+    out << "|\n";
+  };
+  print_line(header);
+  print_line(std::vector<std::string>(header.size(), "---"));
+  for (const auto& row : rows) print_line(row);
+}
+
 namespace {
 
 constexpr int kExactDigits = 17;  // round-trip digits of a double

@@ -1,4 +1,4 @@
-// Text tables for the terminal and the same rows as CSV: every command that prints a table
+// Text tables for the terminal and the same rows as CSV or Markdown: every command that prints a table
 // (the event table of `run`, the comparison tables) goes through this.
 #pragma once
 
@@ -19,6 +19,8 @@ struct Table {
   void print(std::ostream& out) const;
   // RFC 4180: cells holding a comma, a quote or a line break are quoted.
   void write_csv(const std::filesystem::path& path) const;
+  // A Markdown table (GitHub): the header, its rule, one line per row; '|' in a cell escaped.
+  void print_markdown(std::ostream& out) const;
 };
 
 // What a table shows for a value that does not exist (no reference, event not matched).

@@ -253,8 +253,7 @@ Command add_workprecision_command(CLI::App& app, int* verbosity) {
   CLI::App* cmd =
       app.add_subcommand("workprecision", "event-time error against work over a sweep of tolerances (CSV, PNG)");
   add_model_options(cmd, &request->choice);
-  cmd->add_option("--t-end", request->options.t_end, "end time [s]")->default_val(request->options.t_end);
-  add_strategy_tuning_options(cmd, &request->options);
+  add_simulation_options(cmd, &request->options, {OptionGroup::kEnd, OptionGroup::kTuning});
   add_strategies_option(cmd, &request->strategies, "every strategy");
   add_solvers_option(cmd, &request->solvers, "every adaptive solver");
   cmd->add_option("--rtol-from", request->rtol_from, "first rtol of the sweep")->default_val(request->rtol_from);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/peers/peers.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/solvers/stepper.hpp"
@@ -80,6 +81,7 @@ bool known_solver(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hysim::register_peers();
   const double t_end = argc > 1 ? std::atof(argv[1]) : 1000.0;
   std::vector<std::string> solvers;
   for (const auto& s : split(argc > 2 ? argv[2] : "dopri5,bs3")) {
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
               "rhs/event", "guards/event", "roots/event", "not 1-sided", "seconds", "max|dt| [0,5]");
   std::map<std::string, Row> by_key;
   for (const auto& info : strategy_catalog()) {
-    const bool peer = info.strategy == Strategy::kCvode;
+    const bool peer = info.is_driver();
     for (const auto& solver : solvers) {
       if (peer && solver != solvers.front()) continue;
       const Row row = run(model, solver, info.name, t_end, nullptr);

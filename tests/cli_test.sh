@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The hysim command-line program end to end (apps/main.cpp, apps/recorder.cpp):
 #   - `hysim list` names every model;
+#   - `hysim options --markdown` prints the options table that docs/cli.md holds;
 #   - `hysim run pwm-servo --out DIR` writes events.csv, trajectory.csv and stats.json with the
 #     documented headers and keys; the first event is the PWM switch s1 -> s3 (guard p3) at the
 #     closed-form time t = (sqrt(6) - 2)/10 = 0.0449489742783178... (004, Eqs. 4-9: in s1
@@ -22,6 +23,7 @@ set -u
 
 HYSIM=${1:?usage: cli_test.sh PATH_TO_HYSIM}
 SCRIPTS=$(cd "$(dirname "$0")/../scripts" && pwd)
+DOCS=$(cd "$(dirname "$0")/../docs" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 failures=0
@@ -44,6 +46,15 @@ check "list exits 0" test $? -eq 0
 for model in pwm-servo bouncing-ball exponential oscillator; do
   check "list names $model" grep -qx "$model" "$TMP/list.out"
 done
+
+# --- hysim options: the table of docs/cli.md is the program's ------------------------------
+"$HYSIM" options --markdown >"$TMP/options.md" 2>"$TMP/options.err"
+check "options --markdown exits 0" test $? -eq 0
+check "options --markdown has a row for --t-end" grep -q '^| `--t-end` |' "$TMP/options.md"
+check "docs/cli.md holds the table of 'hysim options --markdown' (paste it there)" python3 -c \
+  'import sys; sys.exit(open(sys.argv[2]).read() not in open(sys.argv[1]).read())' "$DOCS/cli.md" "$TMP/options.md"
+"$HYSIM" options >"$TMP/options.out" 2>&1
+check "options lists --no-sliding" grep -q -- "--no-sliding" "$TMP/options.out"
 
 # --- a good run ---------------------------------------------------------------------------
 OUT="$TMP/run"

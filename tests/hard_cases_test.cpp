@@ -74,7 +74,7 @@ struct Trace {
   std::vector<Step> steps;
   RunResult<double> result;
   RunStatistics stats;  // also after a failure
-  std::string error;    // the SimulationError's message, "" when the run completed
+  std::string error;    // the failed run's message, "" when the run completed
   std::string end_mode;
 };
 
@@ -94,16 +94,16 @@ class Recorder final : public Observer<double> {
   Trace* out_;
 };
 
-// Runs the model; a SimulationError is kept in Trace::error (the rows before it are kept).
+// Runs the model; a failed run's message is kept in Trace::error (the rows before it are kept).
 Trace run(const Model<double>& model, const SimulationOptions& options) {
   Trace trace;
   Recorder recorder(model, &trace);
   Simulator<double> simulator(model, options);
-  try {
-    trace.result = simulator.run(&recorder);
+  trace.result = simulator.run(&recorder);
+  if (trace.result.failed()) {
+    trace.error = trace.result.message;
+  } else {
     trace.end_mode = model.modes[static_cast<std::size_t>(trace.result.mode)].name;
-  } catch (const SimulationError& error) {
-    trace.error = error.what();
   }
   trace.stats = simulator.statistics();
   return trace;

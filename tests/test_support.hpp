@@ -9,8 +9,12 @@
 
 #include "hysim/simulator.hpp"
 #include "hysim/models/catalog.hpp"
+#include "hysim/peers/peers.hpp"
 
 namespace hysim::testing {
+
+// Every test program has the peers (the cvode strategy) in its catalog, as the hysim program does.
+inline const bool kPeersRegistered = (register_peers(), true);
 
 // `text` contains `part` (GoogleTest without gmock's matchers): EXPECT_TRUE(contains(msg, "rtol")).
 inline ::testing::AssertionResult contains(const std::string& text, const std::string& part) {

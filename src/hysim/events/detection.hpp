@@ -90,12 +90,8 @@ class TransitionDetector {
     armed_mode_ = mode;
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const Guard<S>& guard = transitions[k].guard;
-      const auto& atoms = guard.atoms();
-      for (std::size_t i = 0; i < atoms.size(); ++i) {
-        truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
-      }
-      if (!guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) continue;
+      const auto& atoms = transitions[k].guard.atoms();
+      if (!guard_fires(mode, k, [&](std::size_t i) { return literal_truth(mode, k, i, t, x); })) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         if (!truth_[i]) continue;
         const Atom<S>& atom = atoms[i];
@@ -123,18 +119,9 @@ class TransitionDetector {
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
   int fired(int mode, S t, const S* x, bool literal = false) {
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const Guard<S>& guard = transitions[k].guard;
-      const auto& atoms = guard.atoms();
-      for (std::size_t i = 0; i < atoms.size(); ++i) {
-        truth_[i] = !(!literal && is_masked(mode, k, i, t)) && relation_holds(atoms[i].relation, value(mode, k, i, t, x));
-      }
-      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
-        return static_cast<int>(k);
-      }
-    }
-    return -1;
+    return first_firing(mode, [&](std::size_t k, std::size_t i) {
+      return static_cast<char>(!(!literal && is_masked(mode, k, i, t)) && literal_truth(mode, k, i, t, x));
+    });
   }
 
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x).
@@ -224,35 +211,22 @@ class TransitionDetector {
 
   // Whether atom i of transition k holds at (t, x), read literally.
   bool atom_holds(int mode, int k, int i, S t, const S* x) {
-    const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
-    return relation_holds(atom.relation, atom_value(mode, k, i, t, x));
+    return literal_truth(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x);
   }
 
   // The guard of transition k at (t, x) with atom i read as `truth` (the surface atom of a
   // sliding motion, whose literal value is rounding) and the others literally.
   bool fires_with_atom(int mode, int k, int i, bool truth, S t, const S* x) {
-    const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard;
-    const auto& atoms = guard.atoms();
-    for (std::size_t a = 0; a < atoms.size(); ++a) {
-      truth_[a] = static_cast<int>(a) == i ? truth
-                                           : relation_holds(atoms[a].relation, value(mode, static_cast<std::size_t>(k), a, t, x));
-    }
-    return guard.evaluate([this](int a) { return static_cast<bool>(truth_[static_cast<std::size_t>(a)]); });
+    const auto kk = static_cast<std::size_t>(k);
+    return guard_fires(mode, kk, [&](std::size_t a) {
+      return static_cast<char>(static_cast<int>(a) == i ? truth : literal_truth(mode, kk, a, t, x));
+    });
   }
 
   // The first transition of `mode` other than `skip` whose guard is true at (t, x), or -1.
   int fired_except(int mode, int skip, S t, const S* x) {
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      if (static_cast<int>(k) == skip) continue;
-      const Guard<S>& guard = transitions[k].guard;
-      const auto& atoms = guard.atoms();
-      for (std::size_t i = 0; i < atoms.size(); ++i) truth_[i] = relation_holds(atoms[i].relation, value(mode, k, i, t, x));
-      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
-        return static_cast<int>(k);
-      }
-    }
-    return -1;
+    return first_firing(
+        mode, [&](std::size_t k, std::size_t i) { return static_cast<char>(literal_truth(mode, k, i, t, x)); }, skip);
   }
 
   // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
@@ -263,72 +237,83 @@ class TransitionDetector {
   // atoms are read (all false, all true). x_b == nullptr: no bracket. A value exactly 0 on
   // either side puts the atom on its surface.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const Guard<S>& guard = transitions[k].guard;
-      const auto& atoms = guard.atoms();
-      bool any_undecided = false;
-      for (std::size_t i = 0; i < atoms.size(); ++i) {
-        const Relation relation = atoms[i].relation;
-        const S v = jump_value(mode, k, i, t_a, x_prior, x);
-        const bool holds = relation_holds(relation, v);
-        bool undecided = v == S(0);
-        if (!undecided && x_b != nullptr) {
-          const S v_far = jump_value(mode, k, i, t_b, x_b_prior, x_b);
-          undecided = v_far == S(0) || holds != relation_holds(relation, v_far);
-        }
-        truth_[i] = undecided ? kUndecided : static_cast<char>(holds);
-        any_undecided = any_undecided || undecided;
+    return first_firing(mode, [&](std::size_t k, std::size_t i) {
+      const Relation relation = atom_of(mode, k, i).relation;
+      const S v = jump_value(mode, k, i, t_a, x_prior, x);
+      const bool holds = relation_holds(relation, v);
+      bool undecided = v == S(0);
+      if (!undecided && x_b != nullptr) {
+        const S v_far = jump_value(mode, k, i, t_b, x_b_prior, x_b);
+        undecided = v_far == S(0) || holds != relation_holds(relation, v_far);
       }
-      const auto read = [this](char undecided_as) {
-        return [this, undecided_as](int i) {
-          const char v = truth_[static_cast<std::size_t>(i)];
-          return static_cast<bool>(v == kUndecided ? undecided_as : v);
-        };
-      };
-      if (guard.evaluate(read(0)) && (!any_undecided || guard.evaluate(read(1)))) return static_cast<int>(k);
-    }
-    return -1;
+      return undecided ? kUndecided : static_cast<char>(holds);
+    });
   }
 
   // The first transition of `mode` that fires an instant after t_a when the mode is entered
   // at (t_a, x_a) with field f = f_mode(t_a, x_a). (t_b, x_b) is the same arrival seen from
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const Guard<S>& guard = transitions[k].guard;
-      const auto& atoms = guard.atoms();
-      bool any_surface = false;
-      int surface_atom = -1;
-      for (std::size_t i = 0; i < atoms.size(); ++i) {
-        const Relation relation = atoms[i].relation;
-        const S e_a = value(mode, k, i, t_a, x_a);
-        const bool holds_a = relation_holds(relation, e_a);
-        bool on_surface = e_a == S(0);
-        if (!on_surface && x_b != nullptr) {
-          const S e_b = value(mode, k, i, t_b, x_b);
-          on_surface = e_b == S(0) || holds_a != relation_holds(relation, e_b);
-        }
-        if (!on_surface) {
-          truth_[i] = holds_a;
-          continue;
-        }
-        // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
-        const Drive drive = drift(mode, k, i, t_a, x_a, f, e_a, t_b, x_b != nullptr).drive;
-        truth_[i] = drive == Drive::kUndecided ? holds_a : drive == Drive::kIn;
-        if (!any_surface) surface_atom = static_cast<int>(i);
-        any_surface = true;
+    int surface_atom = -1;  // of the transition being read
+    const int k = first_firing(mode, [&](std::size_t kk, std::size_t i) {
+      if (i == 0) surface_atom = -1;
+      const Relation relation = atom_of(mode, kk, i).relation;
+      const S e_a = value(mode, kk, i, t_a, x_a);
+      const bool holds_a = relation_holds(relation, e_a);
+      bool on_surface = e_a == S(0);
+      if (!on_surface && x_b != nullptr) {
+        const S e_b = value(mode, kk, i, t_b, x_b);
+        on_surface = e_b == S(0) || holds_a != relation_holds(relation, e_b);
       }
-      if (guard.evaluate([this](int i) { return static_cast<bool>(truth_[static_cast<std::size_t>(i)]); })) {
-        return {static_cast<int>(k), any_surface, surface_atom};
-      }
-    }
-    return {};
+      if (!on_surface) return static_cast<char>(holds_a);
+      // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
+      if (surface_atom < 0) surface_atom = static_cast<int>(i);
+      const Drive drive = drift(mode, kk, i, t_a, x_a, f, e_a, t_b, x_b != nullptr).drive;
+      return static_cast<char>(drive == Drive::kUndecided ? holds_a : drive == Drive::kIn);
+    });
+    if (k < 0) return {};
+    return {k, surface_atom >= 0, surface_atom};
   }
 
  private:
   static constexpr char kUndecided = 2;
+
+  // The one reading of a guard: atom i of transition k of `mode` reads read(i), true (1),
+  // false (0) or undecided (kUndecided: on its surface), into truth_; the guard fires when it
+  // is true whichever way the undecided atoms are read (all false, all true).
+  template <class Read>
+  bool guard_fires(int mode, std::size_t k, Read&& read) {
+    const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[k].guard;
+    bool any_undecided = false;
+    for (std::size_t i = 0; i < guard.atoms().size(); ++i) {
+      truth_[i] = read(i);
+      any_undecided = any_undecided || truth_[i] == kUndecided;
+    }
+    const auto reading = [this](char undecided_as) {
+      return [this, undecided_as](int i) {
+        const char v = truth_[static_cast<std::size_t>(i)];
+        return static_cast<bool>(v == kUndecided ? undecided_as : v);
+      };
+    };
+    return guard.evaluate(reading(0)) && (!any_undecided || guard.evaluate(reading(1)));
+  }
+
+  // Which guard fires first: the first transition of `mode` (in declaration order, `skip`
+  // excepted) whose guard fires with its atoms read by read(k, i); -1 when none does.
+  template <class Read>
+  int first_firing(int mode, Read&& read, int skip = -1) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      if (static_cast<int>(k) == skip) continue;
+      if (guard_fires(mode, k, [&](std::size_t i) { return read(k, i); })) return static_cast<int>(k);
+    }
+    return -1;
+  }
+
+  // Atom i of transition k of `mode` at (t, x), read literally.
+  bool literal_truth(int mode, std::size_t k, std::size_t i, S t, const S* x) {
+    return relation_holds(atom_of(mode, k, i).relation, value(mode, k, i, t, x));
+  }
 
   // e_i(t, x) of transition k of `mode`, counted; a NaN or Inf is an error that says where.
   S value(int mode, std::size_t k, std::size_t i, S t, const S* x) { return jump_value(mode, k, i, t, nullptr, x); }

@@ -9,7 +9,7 @@
 //   record    per mode visited: transitions += 1, one EventRecord to Observer::on_event,
 //             one info line to the log
 //
-// Both drivers use it: Simulator::Impl::take_event (core/simulator.cpp, same_time = 0) and
+// Both drivers use it: Simulator::Impl::take_event (simulator.cpp, same_time = 0) and
 // the CVODE peer (peers/cvode.cpp).
 #pragma once
 
@@ -26,6 +26,7 @@
 #include "hysim/run/observer.hpp"
 #include "hysim/run/result.hpp"
 #include "hysim/events/chain.hpp"
+#include "hysim/events/run_checks.hpp"
 
 namespace hysim {
 
@@ -123,10 +124,7 @@ class EventEmitter {
     return record;
   }
 
-  std::string where(int mode, S t) const {
-    return "model '" + model_.name + "', mode '" + model_.modes[static_cast<std::size_t>(mode)].name +
-           "', t = " + format_scalar(t);
-  }
+  std::string where(int mode, S t) const { return hysim::where(model_, mode, t); }
 
   const Model<S>& model_;
   int chain_limit_;

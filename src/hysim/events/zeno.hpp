@@ -1,7 +1,7 @@
 // Zeno detection (DESIGN.md section 3, item 5; 003): pinnacle events accumulating in finite
-// time, as the bouncing ball's impacts do. Shared by the engine (core/simulator.cpp) and the
-// cvode peer (peers/cvode.cpp); what the run does at the accumulation (continue in the model's
-// continuation mode, or stop) is theirs.
+// time, as the bouncing ball's impacts do. Shared by the engine (simulator.cpp) and the cvode
+// peer (peers/cvode.cpp): the detector (ZenoWatch) and what the run does at the accumulation
+// (ZenoPolicy, below).
 //
 // The times t_k of events whose chain visited a pinnacle are kept, the last zeno_events + 1 of
 // them, with the intervals d_k = t_k - t_{k-1}. Each t_k is known to the run's time resolution
@@ -25,7 +25,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "hysim/core/log.hpp"
+#include "hysim/events/event_emitter.hpp"
+#include "hysim/events/run_checks.hpp"
 
 #include "hysim/core/model.hpp"
 #include "hysim/run/options.hpp"
@@ -100,14 +105,72 @@ class ZenoWatch {
   bool at_resolution_ = false;
 };
 
-// "; Zeno accumulation of pinnacles at t = ..." with what the run did there, for
-// RunResult::message.
+// What a run does once Zeno is declared (DESIGN.md section 3, item 5), the same for every
+// driver: with the model's continuation it records a row into the continuation mode (guard
+// "zeno") and goes on from (t_inf, reset(t_inf, x)); without one it stops (kZeno). A
+// continuation after which the pinnacles accumulate again at once at the same point does not
+// hold: the run would not advance, and that is a SimulationError.
 template <class S>
-std::string zeno_outcome_text(const RunResult<S>& result, const Model<S>& model) {
-  if (!result.zeno_detected) return "";
-  return "; Zeno accumulation of pinnacles at t = " + format_scalar(result.t_zeno) +
-         (result.reason == RunReason::kZeno ? " (the model declares no continuation)"
-                                            : ", continued in mode '" + model.zeno.mode_name + "'");
-}
+class ZenoPolicy {
+ public:
+  enum class Verdict { kNone, kStop, kContinue };
+  static constexpr std::string_view kGuard = "zeno";
+
+  // The model and the emitter outlive the policy.
+  ZenoPolicy(const Model<S>& model, const SimulationOptions& options, EventEmitter<S>* emitter)
+      : model_(model), emitter_(emitter), watch_(options), horizon_(S(options.zeno_horizon)),
+        t_end_(S(options.t_end)), x_plus_(model.state_size()) {}
+
+  void reset() {
+    watch_.reset();
+    detected_ = continued_ = false;
+    t_zeno_ = S(0);
+  }
+
+  // After an event at t whose chain visited a pinnacle and arrived in `mode` with state x;
+  // the run's event times are known to `resolution`. kContinue: the row is recorded, and the
+  // run goes on at t_zeno() in model.zeno.mode from continuation_state().
+  Verdict observe(S t, S resolution, int mode, const S* x) {
+    if (!watch_.observe(t, resolution)) return Verdict::kNone;
+    const S t_inf = watch_.t_inf();
+    if (!(t_inf < t_end_)) return Verdict::kNone;  // the run ends before it
+    if (continued_ && t_inf - t_zeno_ <= std::max<S>(horizon_, S(2) * resolution)) {
+      throw SimulationError(where(model_, mode, t) + ": pinnacles accumulate again at t = " + format_scalar(t_inf) +
+                            ", right after the Zeno continuation into mode '" + model_.zeno.mode_name + "' at t = " +
+                            format_scalar(t_zeno_) + ": the continuation does not hold, and the run does not advance");
+    }
+    detected_ = true;
+    t_zeno_ = t_inf;
+    if (watch_.at_resolution()) {
+      HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g}, their intervals at the time resolution",
+                     to_double(t_inf));
+    } else {
+      HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g} (ratio {:.6g})", to_double(t_inf),
+                     to_double(watch_.ratio()));
+    }
+    watch_.reset();
+    if (model_.zeno.mode < 0) return Verdict::kStop;
+    continued_ = true;
+    std::copy(x, x + x_plus_.size(), x_plus_.begin());
+    if (model_.zeno.reset) model_.zeno.reset(t_inf, x, x_plus_.data());
+    check_finite(model_, mode, t_inf, x_plus_.data(), "the Zeno continuation's state");
+    emitter_->take_direct(mode, model_.zeno.mode, TransitionClass::kInterior, kGuard, t_inf, t_inf, x,
+                          x_plus_.data(), x_plus_.size(), /*one_sided=*/true);
+    return Verdict::kContinue;
+  }
+
+  bool detected() const { return detected_; }
+  S t_zeno() const { return t_zeno_; }  // the last accumulation time declared
+  const S* continuation_state() const { return x_plus_.data(); }
+
+ private:
+  const Model<S>& model_;
+  EventEmitter<S>* emitter_;
+  ZenoWatch<S> watch_;
+  S horizon_, t_end_;
+  std::vector<S> x_plus_;
+  bool detected_ = false, continued_ = false;
+  S t_zeno_ = S(0);
+};
 
 }  // namespace hysim

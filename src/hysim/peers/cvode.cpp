@@ -63,6 +63,7 @@
 #include "hysim/events/chain.hpp"
 #include "hysim/events/detection.hpp"
 #include "hysim/events/event_emitter.hpp"
+#include "hysim/events/run_checks.hpp"
 #include "hysim/events/zeno.hpp"
 
 namespace hysim {
@@ -134,7 +135,7 @@ class CvodeRun {
         detector_(model, &stats->guard_evals),
         chain_(model, options.chain_limit, &detector_, &stats->rhs_evals),
         emitter_(model, options.chain_limit, &chain_, stats),
-        zeno_(options),
+        zeno_(model, options, &emitter_),
         field_(n_) {
     // Root functions of each mode: every atom of every transition, in declaration order.
     roots_of_mode_.resize(model.modes.size());
@@ -152,7 +153,7 @@ class CvodeRun {
     *stats_ = RunStatistics{};
     emitter_.reset(observer_);
     zeno_.reset();
-    zeno_detected_ = zeno_continued_ = stop_ = false;
+    stop_ = false;
     const double t_end = options_.t_end;
     double t = model_.t0;
     mode_ = model_.initial_mode;
@@ -215,12 +216,10 @@ class CvodeRun {
     result.mode = mode_;
     result.x.assign(y, y + n_);
     result.stats = *stats_;
-    result.zeno_detected = zeno_detected_;
-    result.t_zeno = t_zeno_;
-    result.message = std::string(run_reason_name(result.reason)) + " at t = " + format_scalar(t) + " in mode '" +
-                     mode_name() + "' after " + std::to_string(stats_->events) + " events (CVODE " +
-                     (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")" + zeno_outcome_text(result, model_);
-    if (observer_) observer_->on_finish(result);
+    result.zeno_detected = zeno_.detected();
+    result.t_zeno = zeno_.t_zeno();
+    result.message =
+        result_message(result, model_, std::string(" (CVODE ") + (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")");
     return result;
   }
 
@@ -254,42 +253,28 @@ class CvodeRun {
     std::copy(outcome.arrival.x, outcome.arrival.x + n_, y);  // the chain copied x_a first
     sample(t_r, y);
     t_resume_ = t_r;
-    if (outcome.pinnacle && zeno_.observe(t_r, time_resolution(t_r)) && zeno_.t_inf() < options_.t_end) {
-      at_zeno(t_r, y);
+    if (outcome.pinnacle && at_zeno(t_r, y)) {
       if (stop_) return true;
     }
     restart(t_resume_);
     return true;
   }
 
-  // Zeno declared after the event at t_r with arrival state y: as the engine does, go on at
-  // t_inf in the model's continuation mode with x+ = reset(t_inf, y), or stop at t_r.
-  void at_zeno(double t_r, double* y) {
-    const double t_inf = zeno_.t_inf();
-    if (zeno_continued_ && t_inf - t_zeno_ <= std::max(options_.zeno_horizon, 2 * time_resolution(t_r))) {
-      throw SimulationError(where(t_r) + ": pinnacles accumulate again at t = " + format_scalar(t_inf) +
-                            ", right after the Zeno continuation into mode '" + model_.zeno.mode_name +
-                            "' at t = " + format_scalar(t_zeno_) +
-                            ": the continuation does not hold, and the run does not advance");
+  // After a pinnacle event at t_r with arrival state y (events/zeno.hpp, ZenoPolicy, as the
+  // engine does): true when Zeno is declared; then either stop_, or y is the continuation's
+  // state and integration goes on at t_inf in its mode.
+  bool at_zeno(double t_r, double* y) {
+    switch (zeno_.observe(t_r, time_resolution(t_r), mode_, y)) {
+      case ZenoPolicy<double>::Verdict::kNone: return false;
+      case ZenoPolicy<double>::Verdict::kStop: stop_ = true; return true;
+      case ZenoPolicy<double>::Verdict::kContinue:
+        mode_ = model_.zeno.mode;
+        std::copy(zeno_.continuation_state(), zeno_.continuation_state() + n_, y);
+        t_resume_ = zeno_.t_zeno();
+        sample(t_resume_, y);
+        return true;
     }
-    zeno_detected_ = true;
-    t_zeno_ = t_inf;
-    zeno_.reset();
-    HYSIM_LOG_INFO("Zeno: pinnacles accumulate at t = {:.17g}", t_inf);
-    if (model_.zeno.mode < 0) {
-      stop_ = true;
-      return;
-    }
-    zeno_continued_ = true;
-    std::vector<double> x_plus(y, y + n_);  // once per accumulation
-    if (model_.zeno.reset) model_.zeno.reset(t_inf, y, x_plus.data());
-    check_finite(t_inf, x_plus.data(), "the Zeno continuation's state");
-    emitter_.take_direct(mode_, model_.zeno.mode, TransitionClass::kInterior, "zeno", t_inf, t_inf, y,
-                         x_plus.data(), n_, /*one_sided=*/true);
-    mode_ = model_.zeno.mode;
-    std::copy(x_plus.begin(), x_plus.end(), y);
-    sample(t_inf, y);
-    t_resume_ = t_inf;
+    return false;
   }
 
   // CV_SUCCESS or CV_TSTOP_RETURN at t: the step pending since the last look ends here (it
@@ -548,12 +533,7 @@ class CvodeRun {
   }
 
   void check_finite(double t, const double* x, const char* what) const {
-    for (std::size_t j = 0; j < n_; ++j) {
-      if (!std::isfinite(x[j])) {
-        throw SimulationError(where(t) + ": " + what + " has " + model_.state_names[j] + " = " +
-                              format_scalar(x[j]) + " (the field returned a non-finite value)");
-      }
-    }
+    hysim::check_finite(model_, mode_, t, x, what);
   }
 
   // A SUNDIALS call that must succeed.
@@ -582,9 +562,7 @@ class CvodeRun {
 
   const std::string& mode_name() const { return model_.modes[static_cast<std::size_t>(mode_)].name; }
 
-  std::string where(double t) const {
-    return "model '" + model_.name + "', mode '" + mode_name() + "', t = " + format_scalar(t);
-  }
+  std::string where(double t) const { return hysim::where(model_, mode_, t); }
 
   const Model<double>& model_;
   const SimulationOptions& options_;
@@ -595,16 +573,13 @@ class CvodeRun {
   TransitionDetector<double> detector_;
   TransitionChain<double> chain_;
   EventEmitter<double> emitter_;
-  ZenoWatch<double> zeno_;
+  ZenoPolicy<double> zeno_;
   std::vector<std::vector<RootFunction>> roots_of_mode_;
   std::vector<double> field_;
   int mode_ = 0;
   double t_resume_ = 0.0;  // where integration goes on after the last event (t_r, or t_inf)
 
-  // Zeno, as in the engine (events/zeno.hpp): declared at t_zeno_; stop_ when the model has no
-  // continuation.
-  bool zeno_detected_ = false, zeno_continued_ = false, stop_ = false;
-  double t_zeno_ = 0.0;
+  bool stop_ = false;  // Zeno declared, and the model has no continuation
 
   // Steps: CVODE's count since the last (re)start, the pending step's start, the next one's.
   long steps_seen_ = 0;
@@ -637,6 +612,16 @@ RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions&
                             Observer<double>* observer, RunStatistics* stats, CvodeMethod method) {
   CvodeRun run(model, options, observer, stats, method);
   return run.run();
+}
+
+StrategyInfo cvode_strategy() {
+  StrategyInfo info;
+  info.name = "cvode";
+  info.description = "SUNDIALS CVODE with its own rootfinding, restarted after each event";
+  info.source = "Hindmarsh et al., ACM TOMS 31(3), 2005";
+  info.driver = [](const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
+                   RunStatistics* stats) { return run_cvode(model, options, observer, stats, CvodeMethod::kBdf); };
+  return info;
 }
 
 }  // namespace hysim

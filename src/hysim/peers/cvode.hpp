@@ -23,7 +23,11 @@
 // mapped onto RunStatistics in peers/cvode.cpp (run_cvode's comment there lists them).
 #pragma once
 
-#include "hysim/simulator.hpp"
+#include "hysim/core/model.hpp"
+#include "hysim/events/strategy.hpp"
+#include "hysim/run/observer.hpp"
+#include "hysim/run/options.hpp"
+#include "hysim/run/result.hpp"
 
 namespace hysim {
 
@@ -34,13 +38,17 @@ enum class CvodeMethod {
 };
 
 // Runs the model from (t0, x0) to options.t_end with CVODE. Passes samples, events and
-// steps to the observer like Simulator::run and fills *stats as it goes (also when it
-// throws). Throws SimulationError naming the model, the mode and t when the state, a
+// steps to the observer like Simulator::run (not on_finish: the caller reports the result)
+// and fills *stats as it goes (also when it throws). Throws SimulationError naming the model, the mode and t when the state, a
 // field value or a guard value is not finite, when a chain fails, when more than
 // chain_limit events fall at the same time, or when CVODE returns an error flag (its name
 // is in the message).
 RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions& options,
                             Observer<double>* observer, RunStatistics* stats,
                             CvodeMethod method = CvodeMethod::kBdf);
+
+// The catalog entry of strategy "cvode" (BDF): a driver that replaces the simulator's loop.
+// Registered by register_peers() (peers/peers.hpp).
+StrategyInfo cvode_strategy();
 
 }  // namespace hysim

@@ -18,6 +18,7 @@ const char* run_reason_name(RunReason reason) {
     case RunReason::kReachedEnd: return "reached t_end";
     case RunReason::kEventLimit: return "event limit";
     case RunReason::kZeno: return "Zeno accumulation";
+    case RunReason::kFailed: return "failed";
   }
   return "?";
 }

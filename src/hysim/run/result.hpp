@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hysim/core/scalar.hpp"
+
 namespace hysim {
 
 // 003, Tables 1 and 2: what kind of mode a transition chain visited.
@@ -47,19 +49,37 @@ struct EventRecord {
   bool one_sided = true;        // x_pre satisfies the mode left (none of its guards fires)
 };
 
-enum class RunReason { kReachedEnd, kEventLimit, kZeno };
+// How a run ended. A run that cannot go on (a non-finite state or guard, a step size that
+// underflows, a chain that loops, exceeds chain_limit or rests in an algebraic mode) ends
+// with kFailed and the error in the message: failure is an outcome, as the others are; only
+// bad input (options, model) throws, before the run starts.
+enum class RunReason { kReachedEnd, kEventLimit, kZeno, kFailed };
 const char* run_reason_name(RunReason reason);
 
 template <class S>
 struct RunResult {
   RunReason reason = RunReason::kReachedEnd;
-  std::string message;   // one line: what happened
-  S t = S(0);            // time reached
+  std::string message;   // one line: what happened (kFailed: the error, naming model, mode, t, guard)
+  S t = S(0);            // time reached (kFailed: the last point passed to the observer)
   S t_zeno = S(0);       // the estimated Zeno accumulation time, when zeno_detected
   bool zeno_detected = false;
   int mode = -1;         // mode at the end
   std::vector<S> x;      // state at the end
   RunStatistics stats;
+
+  bool failed() const { return reason == RunReason::kFailed; }
+
+  // One line for a log or a table: the reason, where, and the work done, e.g.
+  // "reached t_end: t = 1, mode 's1', 100 events (100 one-sided), 512 steps (3 rejected),
+  //  4101 field and 30210 guard evaluations, 1150 root iterations".
+  std::string report() const {
+    const RunStatistics& s = stats;
+    return std::string(run_reason_name(reason)) + ": t = " + format_scalar(t, 10) + ", mode " + std::to_string(mode) +
+           ", " + std::to_string(s.events) + " events (" + std::to_string(s.one_sided_events) + " one-sided), " +
+           std::to_string(s.steps_accepted) + " steps (" + std::to_string(s.steps_rejected) + " rejected), " +
+           std::to_string(s.rhs_evals) + " field and " + std::to_string(s.guard_evals) + " guard evaluations, " +
+           std::to_string(s.root_iterations) + " root iterations" + (failed() ? "; " + message : "");
+  }
 };
 
 // Why a step had the length it had (the step log, 004 Figs. 14-16).

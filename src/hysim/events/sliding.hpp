@@ -1,0 +1,266 @@
+// Sliding motion: the equivalent (Filippov) dynamics on a surface S between two modes a and
+// b (003, "Sliding modes"; DESIGN.md section 3, item 4). S is the atom of a's guard a -> b
+// that the chain found on its surface (events/chain.hpp, a sliding arrival on a two-mode
+// cycle); r_a, r_b are its rates along f_a and f_b:
+//   f_s = (1 - lambda) f_a + lambda f_b,  lambda = r_a / (r_a - r_b),
+// so that dS/dt = 0 along f_s. For S linear in x, a Runge-Kutta step keeps S constant to
+// rounding (RK methods preserve linear invariants). The motion lasts while both fields
+// drive into the surface (lambda in [0, 1]) and both guards still fire with S read as
+// crossed; it ends, at an event the loop locates (status() is its probe), into a or b, or
+// through another guard of a or b: exit() says which, and moves the state by rounding-level
+// amounts to the side of the mode the run goes on from.
+//
+// The loop (simulator.cpp) integrates field() while the motion lasts; the strategy caps its
+// steps with exit_time() (the gamma rule on the two rates) and decides how its exit is found.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "hysim/core/model.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/events/chain.hpp"
+#include "hysim/events/detection.hpp"
+
+namespace hysim {
+
+template <class S>
+class SlidingMotion {
+ public:
+  enum class SlideStatus { kSliding, kIntoA, kIntoB, kOtherOfA, kOtherOfB };
+  struct SlideProbe {
+    SlideStatus status = SlideStatus::kSliding;
+    int transition = -1;  // kOtherOfA, kOtherOfB: the guard that fired
+  };
+
+  // How the motion ends at t_a, from the status at the far end of the exit's bracket.
+  struct Exit {
+    int from = -1;        // the mode the run leaves from (a, or b for kOtherOfB)
+    int to = -1;          // kIntoA, kIntoB: the mode entered (one row, decided here)
+    int transition = -1;  // kOtherOfA, kOtherOfB: the guard of `from` whose chain follows
+    std::string_view guard;  // kIntoA, kIntoB: the row's name
+  };
+
+  static constexpr std::string_view kSlidingEnd = "end_of_sliding";
+
+  // The model, the detector and the counter outlive the motion.
+  SlidingMotion(const Model<S>& model, TransitionDetector<S>* detector, std::int64_t* rhs_evals)
+      : model_(model), detector_(*detector), rhs_evals_(rhs_evals), n_(model.state_size()),
+        x_mid_(n_), fa_(n_), fb_(n_) {
+    field_ = [this](S t, const S* x, S* dxdt) { equivalent_field(t, x, dxdt); };
+  }
+
+  bool active() const { return active_; }
+  int mode_a() const { return surface_.a; }
+  int mode_b() const { return surface_.b; }
+  void stop() { active_ = false; }
+
+  // f_s of the current motion, for the stepper (one counted evaluation per call; two fields).
+  const FieldFunction<S>& field() const { return field_; }
+
+  // Starts the motion at a sliding arrival at t: true, with x projected onto S = 0 (the entry
+  // point lies within the location bracket of it; under gamma within h_min); false when the
+  // arrival names no two-mode surface or does not slide there (the caller then chatters).
+  bool start(S t, const typename TransitionChain<S>::Arrival& arrival, S* x) {
+    const auto& s = arrival.surface;
+    if (s.to_b < 0) return false;
+    surface_ = Surface{arrival.mode, s.to_b, s.atom_a, s.mode_b, s.to_a, s.atom_b};
+    if (status(t, arrival.x).status != SlideStatus::kSliding) return false;
+    active_ = true;
+    std::copy(arrival.x, arrival.x + n_, x);
+    project_onto_surface(t, x);
+    return true;
+  }
+
+  // The motion leaves at t_a (x, moved here to the side of the mode it goes on from), having
+  // been found not sliding with status `exit` at the far end of the bracket. Ends the motion.
+  Exit exit(const SlideProbe& probe, S t_a, S* x) {
+    const Surface& sl = surface_;
+    active_ = false;
+    switch (probe.status) {
+      case SlideStatus::kOtherOfA:
+        push_to_side(sl.a, sl.to_b, sl.atom_a, t_a, x, false);
+        return {sl.a, -1, probe.transition, {}};
+      case SlideStatus::kOtherOfB:
+        push_to_side(sl.b, sl.to_a, sl.atom_b, t_a, x, false);
+        return {sl.b, -1, probe.transition, {}};
+      case SlideStatus::kIntoB: {
+        // b's field no longer drives S back toward a: one row a -> b under a's guard to b.
+        push_to_side(sl.b, sl.to_a, sl.atom_b, t_a, x, false);
+        const auto& guard = model_.modes[static_cast<std::size_t>(sl.a)].transitions[static_cast<std::size_t>(sl.to_b)];
+        return {sl.a, sl.b, -1, guard.name};
+      }
+      case SlideStatus::kIntoA:
+      case SlideStatus::kSliding:
+        // a's field no longer drives S toward b: one row a -> a, "end_of_sliding".
+        push_to_side(sl.a, sl.to_b, sl.atom_a, t_a, x, false);
+        return {sl.a, sl.a, -1, kSlidingEnd};
+    }
+    return {};
+  }
+
+ private:
+  struct Surface {
+    int a = -1, to_b = -1, atom_a = -1, b = -1, to_a = -1, atom_b = -1;
+  };
+
+ public:
+  // f_s(t, x); two field evaluations (the stepper counts one).
+  void equivalent_field(S t, const S* x, S* dxdt) {
+    const Surface& sl = surface_;
+    model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
+    model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
+    ++*rhs_evals_;
+    const S ra = detector_.rate_along(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data());
+    const S rb = detector_.rate_along(sl.a, sl.to_b, sl.atom_a, t, x, fb_.data());
+    const S lambda = ra != rb ? ra / (ra - rb) : S(0.5);
+    for (std::size_t j = 0; j < n_; ++j) dxdt[j] = fa_[j] + lambda * (fb_[j] - fa_[j]);
+  }
+
+  // Whether the motion at (t, x) still slides, and if not, how it leaves.
+  SlideProbe status(S t, const S* x) {
+    const Surface& sl = surface_;
+    int k = detector_.fired_except(sl.a, sl.to_b, t, x);
+    if (k >= 0) return {SlideStatus::kOtherOfA, k};
+    k = detector_.fired_except(sl.b, sl.to_a, t, x);
+    if (k >= 0) return {SlideStatus::kOtherOfB, k};
+    *rhs_evals_ += 2;
+    model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
+    model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
+    // a's field must drive S toward b (toward its atom holding), b's back toward a. A rate
+    // exactly 0 is the exit point itself (lambda = 0 or 1): still sliding. The motion leaves
+    // when a rate is strictly of the wrong sign; when both are, into the mode whose field
+    // leaves faster.
+    const S ra = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data());
+    const S rb = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t, x, fb_.data());
+    const bool a_out = ra < S(0) || !detector_.fires_with_atom(sl.a, sl.to_b, sl.atom_a, true, t, x);
+    const bool b_out = rb < S(0) || !detector_.fires_with_atom(sl.b, sl.to_a, sl.atom_b, true, t, x);
+    if (a_out && !(b_out && rb < ra)) return {SlideStatus::kIntoA, -1};
+    if (b_out) return {SlideStatus::kIntoB, -1};
+    return {};
+  }
+
+  // The gamma rule on a sliding motion: the predicted time until one of the two oriented rates
+  // reaches 0 (lambda leaves [0, 1]). The rates move with the state along f_s and with t
+  // itself (a moving surface, a time-dependent field: the cam follower's reaction): a sliding
+  // motion is often integrated exactly (f_s constant), so the integrator's error control does
+  // not limit its steps, and a rate that moves away at the step's start may turn and cross
+  // within one long step. So each rate rho is predicted to second order,
+  //   rho(t + h) ~ rho + rho' h + rho'' h^2 / 2,
+  // with rho', rho'' from rho at t, t + d, t + 2d along x + s f_s (d = eps^(1/3) max(|t|, 1),
+  // four more field evaluations), and the time is the first positive root of that quadratic;
+  // infinity when there is none.
+  S exit_time(S t, const S* x, const S* fs) {
+    using std::abs;
+    using std::cbrt;
+    using std::sqrt;
+    const Surface& sl = surface_;
+    const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    S ra[3], rb[3];
+    for (int j = 0; j < 3; ++j) {
+      const S s = S(j) * d;
+      for (std::size_t i = 0; i < n_; ++i) x_mid_[i] = x[i] + s * fs[i];
+      model_.modes[static_cast<std::size_t>(sl.a)].field(t + s, x_mid_.data(), fa_.data());
+      model_.modes[static_cast<std::size_t>(sl.b)].field(t + s, x_mid_.data(), fb_.data());
+      *rhs_evals_ += 2;
+      ra[j] = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t + s, x_mid_.data(), fa_.data());
+      rb[j] = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t + s, x_mid_.data(), fb_.data());
+    }
+    const auto first_root = [d](const S* r) {
+      const S inf = std::numeric_limits<S>::infinity();
+      if (!(r[0] > S(0))) return inf;  // at lambda = 0 or 1 already: the step's end decides
+      const S slope = (S(4) * r[1] - S(3) * r[0] - r[2]) / (S(2) * d);  // rho'(t), second order
+      const S curvature = (r[2] - S(2) * r[1] + r[0]) / (d * d);
+      if (curvature == S(0)) return slope < S(0) ? r[0] / -slope : inf;
+      const S discriminant = slope * slope - S(2) * curvature * r[0];
+      if (discriminant < S(0)) return inf;  // the parabola stays above 0
+      const S root = sqrt(discriminant);
+      // the roots (-slope -+ root) / curvature; the smaller positive one
+      S h = inf;
+      for (const S& candidate : {(-slope - root) / curvature, (-slope + root) / curvature}) {
+        if (candidate > S(0)) h = std::min(h, candidate);
+      }
+      return h;
+    };
+    return std::min(first_root(ra), first_root(rb));
+  }
+
+ private:
+  // grad e of atom i of transition k of `mode` at (t, x) by central differences, into fb_;
+  // returns |grad e|^2.
+  S atom_gradient(int mode, int k, int i, S t, S* x) {
+    using std::abs;
+    using std::cbrt;
+    S norm2 = S(0);
+    for (std::size_t j = 0; j < n_; ++j) {
+      const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(x[j]), S(1));
+      const S keep = x[j];
+      x[j] = keep + d;
+      const S up = detector_.atom_value(mode, k, i, t, x);
+      x[j] = keep - d;
+      const S down = detector_.atom_value(mode, k, i, t, x);
+      x[j] = keep;
+      fb_[j] = (up - down) / (S(2) * d);
+      norm2 += fb_[j] * fb_[j];
+    }
+    return norm2;
+  }
+
+  // Projects x onto the sliding surface S = 0 of the current motion: Newton steps along grad S
+  // (x := x - S grad S / |grad S|^2), two at most, while they reduce |S|.
+  void project_onto_surface(S t, S* x) {
+    using std::abs;
+    const Surface& sl = surface_;
+    for (int iteration = 0; iteration < 2; ++iteration) {
+      const S e = detector_.atom_value(sl.a, sl.to_b, sl.atom_a, t, x);
+      if (e == S(0)) return;
+      const S norm2 = atom_gradient(sl.a, sl.to_b, sl.atom_a, t, x);
+      if (!(norm2 > S(0))) return;
+      for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] - e * fb_[j] / norm2;
+      if (!(abs(detector_.atom_value(sl.a, sl.to_b, sl.atom_a, t, x_mid_.data())) < abs(e))) return;
+      std::copy(x_mid_.begin(), x_mid_.end(), x);
+    }
+  }
+
+  // Moves x along grad e (central differences) until atom i of transition k of `mode` reads
+  // `want` literally: first onto e = 0, then by doubling distances; in practice a few ulps.
+  void push_to_side(int mode, int k, int i, S t, S* x, bool want) {
+    using std::abs;
+    using std::sqrt;
+    if (detector_.atom_holds(mode, k, i, t, x) == want) return;
+    const Relation relation = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)]
+                                  .guard.atoms()[static_cast<std::size_t>(i)].relation;
+    const bool holds_when_larger = relation == Relation::kGreater || relation == Relation::kGreaterEqual;
+    const S direction = holds_when_larger == want ? S(1) : S(-1);  // increase e or decrease it
+    const S norm2 = atom_gradient(mode, k, i, t, x);
+    if (!(norm2 > S(0))) return;
+    S distance = abs(detector_.atom_value(mode, k, i, t, x)) / sqrt(norm2);
+    const S smallest = machine_epsilon<S>() * std::max<S>(distance, S(1));
+    distance = std::max(distance, smallest);
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] + direction * distance * fb_[j] / sqrt(norm2);
+      if (detector_.atom_holds(mode, k, i, t, x_mid_.data()) == want) {
+        std::copy(x_mid_.begin(), x_mid_.end(), x);
+        return;
+      }
+      distance *= 2;
+    }
+  }
+
+
+  const Model<S>& model_;
+  TransitionDetector<S>& detector_;
+  std::int64_t* rhs_evals_;
+  std::size_t n_;
+  std::vector<S> x_mid_, fa_, fb_;
+  FieldFunction<S> field_;
+  Surface surface_;
+  bool active_ = false;
+};
+
+}  // namespace hysim

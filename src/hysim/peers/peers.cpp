@@ -1,0 +1,23 @@
+#include "hysim/peers/peers.hpp"
+
+#include <mutex>
+
+#include "hysim/events/strategy.hpp"
+#if HYSIM_HAVE_CVODE
+#include "hysim/peers/cvode.hpp"
+#endif
+
+namespace hysim {
+
+void register_peers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+#if HYSIM_HAVE_CVODE
+    register_strategy(cvode_strategy());
+#endif
+  });
+}
+
+bool have_cvode_peer() { return HYSIM_HAVE_CVODE != 0; }
+
+}  // namespace hysim
