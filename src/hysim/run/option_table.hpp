@@ -1,5 +1,5 @@
-// One description of every field of SimulationOptions: its name, unit, one-line help, group
-// and a pointer to the field, whose type is the option's kind. The command line
+// One description of every field of SimulationOptions: its name, a pointer to the field (whose
+// type is the option's kind), unit, group and one-line help. The command line
 // (apps/cli_options.cpp), the "options" of the JSON reports and the options table of
 // docs/cli.md (`hysim options --markdown`) are made from it. The defaults are those of a
 // default-constructed SimulationOptions; they are not written here.
@@ -31,10 +31,10 @@ using OptionMember = std::variant<double SimulationOptions::*, int SimulationOpt
 
 struct OptionInfo {
   const char* name;  // the field's name: the JSON key; on the command line --name with '-' for '_'
+  OptionMember member;
   const char* unit;  // "s" for times, "" otherwise
   OptionGroup group;
   const char* help;  // one line
-  OptionMember member;
 
   std::string flag() const;          // "--t-end"
   std::string negated_flag() const;  // "--no-sliding": sets a bool option to false
