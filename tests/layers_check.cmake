@@ -1,0 +1,71 @@
+# The engine's layers point one way (docs/architecture.md). Run as a test:
+#   cmake -DSOURCE_DIR=<repository> -P tests/layers_check.cmake
+# Each folder of src/hysim may include only the folders listed for it; files directly in
+# src/hysim (the simulator) form the top layer. Also: no public header reaches spdlog (the
+# private hysim/core/log.hpp) through its includes.
+cmake_minimum_required(VERSION 3.20)
+
+set(allowed_core core)
+set(allowed_run core run)
+set(allowed_solvers core solvers)
+set(allowed_events core run solvers events)
+set(allowed_simulator core run solvers events simulator)
+set(allowed_models core models)
+set(allowed_peers core run solvers events peers)
+
+# The layer of a path relative to src/hysim: its first folder, or "simulator".
+function(layer_of relative out)
+  if(relative MATCHES "^([a-z_]+)/")
+    set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
+  else()
+    set(${out} simulator PARENT_SCOPE)
+  endif()
+endfunction()
+
+set(root ${SOURCE_DIR}/src/hysim)
+file(GLOB_RECURSE files RELATIVE ${root} ${root}/*.hpp ${root}/*.cpp)
+set(violations "")
+foreach(file ${files})
+  layer_of(${file} layer)
+  if(NOT DEFINED allowed_${layer})
+    string(APPEND violations "\n  ${file}: folder '${layer}' is not a known layer")
+    continue()
+  endif()
+  file(STRINGS ${root}/${file} lines REGEX "^#include [\"<]hysim/")
+  foreach(line ${lines})
+    string(REGEX REPLACE "^#include [\"<]hysim/([^\">]+)[\">].*" "\\1" included "${line}")
+    layer_of(${included} target)
+    list(FIND allowed_${layer} ${target} found)
+    if(found LESS 0)
+      string(APPEND violations "\n  ${file} (${layer}) includes hysim/${included} (${target})")
+    endif()
+  endforeach()
+endforeach()
+
+# Headers a user of the library includes, and everything they include.
+set(queue simulator.hpp events/strategy.hpp peers/peers.hpp models/catalog.hpp core/verbosity.hpp
+          run/option_table.hpp)
+set(seen "")
+while(queue)
+  list(POP_FRONT queue header)
+  if(header IN_LIST seen OR NOT EXISTS ${root}/${header})
+    continue()
+  endif()
+  list(APPEND seen ${header})
+  file(STRINGS ${root}/${header} lines REGEX "^#include [\"<](hysim/|spdlog/)")
+  foreach(line ${lines})
+    if(line MATCHES "spdlog/")
+      string(APPEND violations "\n  public header ${header} includes spdlog")
+    endif()
+    if(line MATCHES "hysim/([^\">]+)[\">]")
+      list(APPEND queue ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+endwhile()
+
+list(LENGTH files count)
+list(LENGTH seen public)
+if(violations)
+  message(FATAL_ERROR "layering violations:${violations}")
+endif()
+message(STATUS "layers: ${count} files, every include points down; ${public} public headers, none reaches spdlog")
