@@ -1,27 +1,30 @@
 // The simulator: runs a hybrid model (core/model.hpp) through Algorithm 1 of 003, made
-// precise in DESIGN.md section 2, with a pluggable event-detection strategy (events/strategy.hpp).
+// precise in DESIGN.md section 2, with a pluggable event-detection strategy
+// (events/strategy.hpp). Where strategies differ, the loop asks the strategy (marked
+// [strategy] below); the built-in ones are in events/strategies/, one file each. The top
+// layer of the engine: docs/architecture.md maps every concept below to its file.
 //
 //   t = t0, x = x0, a = initial mode
 //   resolve the chain at t0 if a guard of a already fires            (events/chain.hpp)
 //   while t < t_end:
-//     limit    h = the integrator's proposal, capped by max_step, by the gamma rule
-//              h_ev = gamma |e / (de/dt)| of the approaching guards (gamma, gamma-refine;
-//              004 Algorithms 1-3, events/detection.hpp time_to_fire), and by t_end - t;
-//              the cap that bound is the step log's `limit`
+//     limit    h = the integrator's proposal, capped by max_step, by the strategy
+//              [limit_step; gamma, gamma-refine: the gamma rule h_ev = gamma |e / (de/dt)|
+//              of the approaching guards, 004 Algorithms 1-3, events/detection.hpp
+//              time_to_fire], and by t_end - t; the cap that bound is the step log's `limit`
+//              (events/step_limiter.hpp)
 //     step     one accepted step [t, t + h] of the integrator, dense output kept
 //     slide    on a sliding surface (below): if the step's end still slides, continue;
-//              else locate the exit, record it and go on in the mode entered
-//     detect   the first point of the step where a guard of a fires: its end, and for
-//              `sampled` first `samples` interior points of the dense output
-//     locate   step:          none; switch at the step's end (post-event side)
-//              gamma:         a step longer than h_min that crossed is taken back and
-//                             halved; a step of h_min that crossed puts the event at its start
-//              bisection, illinois, itp, gamma-refine, sampled: shrink a bracket [t_a, t_b]
-//                             on the dense output, guard not fired at t_a and fired at t_b,
-//                             until t_b is the next representable time after t_a (or
-//                             t_b - t_a <= event_tolerance); the event is at t_a with
-//                             x- = x(t_a), on the PRE-event side (one-sided, 004)
-//              double-sided:  the same bracket, but the run goes on from t_b (Ptolemy II)
+//              else locate the exit [on_sliding_exit], record it and go on in the mode entered
+//     detect   the first point of the step where a guard of a fires: its end, after the
+//              strategy's interior points of the dense output [interior_samples; sampled]
+//     decide   [on_crossing] switch at the step's end, post-event side (step); take the
+//              step back and retry shorter, or switch at the step's start once it is h_min
+//              long (gamma); or
+//     locate   shrink a bracket [t_a, t_b] on the dense output, guard not fired at t_a and
+//              fired at t_b, with the strategy's root finder (bisection, Illinois, ITP;
+//              events/location.hpp) until t_b is the next representable time after t_a (or
+//              t_b - t_a <= the tolerance); the event is at t_a with x- = x(t_a), on the
+//              PRE-event side (one-sided, 004), or at t_b (double-sided, Ptolemy II)
 //     recurse  resolve the chain of transitions at the event (003, Eq. 3 and Table 2;
 //              events/chain.hpp): x+ = reset(x) from the a priori x; mythical if a guard of
 //              the mode entered fires strictly on (x, x+), else commit x := x+; pinnacle if a
@@ -65,11 +68,16 @@
 // same point is a SimulationError.
 //
 // Failure policy: bad options and ill-formed models throw InvalidArgument / ModelError before
-// the run starts; a run that cannot go on (non-finite state or guard, step size underflow,
-// a chain that loops, exceeds chain_limit or rests in an algebraic mode) throws
-// SimulationError whose message names the model, the mode, the time and the guard.
-// Everything recorded before that point has already been passed to the observer. A Zeno
-// accumulation is an outcome (RunResult::zeno_detected, t_zeno), not a failure.
+// the run starts (the Simulator's constructor). A run that cannot go on (non-finite state or
+// guard, step size underflow, a chain that loops, exceeds chain_limit or rests in an algebraic
+// mode) returns its result with RunReason::kFailed, the message naming the model, the mode,
+// the time and the guard, and the last point passed to the observer; everything recorded
+// before has already been passed on. A Zeno accumulation is an outcome (zeno_detected,
+// t_zeno), as is the event limit.
+//
+// Lifetimes: the model outlives the Simulator (it keeps a reference); the observer outlives
+// run(); an EventRecord's spans and guard name are valid during Observer::on_event only.
+// A Simulator is not shared between threads; several may run at once on one model.
 #pragma once
 
 #include <memory>
@@ -85,16 +93,18 @@ namespace hysim {
 template <class S>
 class Simulator {
  public:
-  // The model must be finalized; the options are validated here.
+  // The model must be finalized and outlive the simulator; the options are validated here
+  // (InvalidArgument names the culprit), the strategy looked up in strategy_catalog().
   Simulator(const Model<S>& model, SimulationOptions options);
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  // Runs from (model.t0, model.x0) to options.t_end. The observer may be null.
+  // Runs from (model.t0, model.x0) to options.t_end. The observer may be null. Throws only
+  // what the model's own functions throw that is not a SimulationError; a failed run is a result.
   RunResult<S> run(Observer<S>* observer = nullptr);
 
-  // The counters of the current or last run, also after run() threw.
+  // The counters of the current or last run (as in the result).
   const RunStatistics& statistics() const;
 
  private:

@@ -91,7 +91,8 @@ class TransitionDetector {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
-      if (!guard_fires(mode, k, [&](std::size_t i) { return literal_truth(mode, k, i, t, x); })) continue;
+      const auto literal = [&](std::size_t, const Atom<S>& atom) { return literal_truth(atom, mode, k, t, x); };
+      if (!guard_fires(mode, k, literal)) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         if (!truth_[i]) continue;
         const Atom<S>& atom = atoms[i];
@@ -119,8 +120,8 @@ class TransitionDetector {
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
   int fired(int mode, S t, const S* x, bool literal = false) {
-    return first_firing(mode, [&](std::size_t k, std::size_t i) {
-      return static_cast<char>(!(!literal && is_masked(mode, k, i, t)) && literal_truth(mode, k, i, t, x));
+    return first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
+      return static_cast<char>(!(!literal && is_masked(mode, k, i, t)) && literal_truth(atom, mode, k, t, x));
     });
   }
 
@@ -211,22 +212,28 @@ class TransitionDetector {
 
   // Whether atom i of transition k holds at (t, x), read literally.
   bool atom_holds(int mode, int k, int i, S t, const S* x) {
-    return literal_truth(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x);
+    const auto kk = static_cast<std::size_t>(k);
+    const auto ii = static_cast<std::size_t>(i);
+    return literal_truth(atom_of(mode, kk, ii), mode, kk, t, x);
   }
 
   // The guard of transition k at (t, x) with atom i read as `truth` (the surface atom of a
   // sliding motion, whose literal value is rounding) and the others literally.
   bool fires_with_atom(int mode, int k, int i, bool truth, S t, const S* x) {
     const auto kk = static_cast<std::size_t>(k);
-    return guard_fires(mode, kk, [&](std::size_t a) {
-      return static_cast<char>(static_cast<int>(a) == i ? truth : literal_truth(mode, kk, a, t, x));
+    return guard_fires(mode, kk, [&](std::size_t a, const Atom<S>& atom) {
+      return static_cast<char>(static_cast<int>(a) == i ? truth : literal_truth(atom, mode, kk, t, x));
     });
   }
 
   // The first transition of `mode` other than `skip` whose guard is true at (t, x), or -1.
   int fired_except(int mode, int skip, S t, const S* x) {
     return first_firing(
-        mode, [&](std::size_t k, std::size_t i) { return static_cast<char>(literal_truth(mode, k, i, t, x)); }, skip);
+        mode,
+        [&](std::size_t k, std::size_t, const Atom<S>& atom) {
+          return static_cast<char>(literal_truth(atom, mode, k, t, x));
+        },
+        skip);
   }
 
   // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
@@ -237,8 +244,8 @@ class TransitionDetector {
   // atoms are read (all false, all true). x_b == nullptr: no bracket. A value exactly 0 on
   // either side puts the atom on its surface.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
-    return first_firing(mode, [&](std::size_t k, std::size_t i) {
-      const Relation relation = atom_of(mode, k, i).relation;
+    return first_firing</*kMayBeUndecided=*/true>(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
+      const Relation relation = atom.relation;
       const S v = jump_value(mode, k, i, t_a, x_prior, x);
       const bool holds = relation_holds(relation, v);
       bool undecided = v == S(0);
@@ -255,9 +262,9 @@ class TransitionDetector {
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
     int surface_atom = -1;  // of the transition being read
-    const int k = first_firing(mode, [&](std::size_t kk, std::size_t i) {
+    const int k = first_firing(mode, [&](std::size_t kk, std::size_t i, const Atom<S>& atom) {
       if (i == 0) surface_atom = -1;
-      const Relation relation = atom_of(mode, kk, i).relation;
+      const Relation relation = atom.relation;
       const S e_a = value(mode, kk, i, t_a, x_a);
       const bool holds_a = relation_holds(relation, e_a);
       bool on_surface = e_a == S(0);
@@ -278,59 +285,73 @@ class TransitionDetector {
  private:
   static constexpr char kUndecided = 2;
 
-  // The one reading of a guard: atom i of transition k of `mode` reads read(i), true (1),
-  // false (0) or undecided (kUndecided: on its surface), into truth_; the guard fires when it
-  // is true whichever way the undecided atoms are read (all false, all true).
-  template <class Read>
+  // The one reading of a guard: atom i of transition k of `mode` reads read(i, atom), true (1) or
+  // false (0), into truth_, and the guard's tree decides. With kUndecided, an atom may also
+  // read kUndecided (on its surface): the guard then fires when it is true whichever way the
+  // undecided atoms are read (all false, all true).
+  template <bool kMayBeUndecided = false, class Read>
   bool guard_fires(int mode, std::size_t k, Read&& read) {
     const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[k].guard;
-    bool any_undecided = false;
-    for (std::size_t i = 0; i < guard.atoms().size(); ++i) {
-      truth_[i] = read(i);
-      any_undecided = any_undecided || truth_[i] == kUndecided;
-    }
-    const auto reading = [this](char undecided_as) {
-      return [this, undecided_as](int i) {
-        const char v = truth_[static_cast<std::size_t>(i)];
-        return static_cast<bool>(v == kUndecided ? undecided_as : v);
+    const auto& atom_list = guard.atoms();
+    const std::size_t atoms = atom_list.size();
+    for (std::size_t i = 0; i < atoms; ++i) truth_[i] = read(i, atom_list[i]);
+    if constexpr (!kMayBeUndecided) {
+      return guard.evaluate([this](int i) { return truth_[static_cast<std::size_t>(i)] != 0; });
+    } else {
+      const auto reading = [this](char undecided_as) {
+        return [this, undecided_as](int i) {
+          const char v = truth_[static_cast<std::size_t>(i)];
+          return static_cast<bool>(v == kUndecided ? undecided_as : v);
+        };
       };
-    };
-    return guard.evaluate(reading(0)) && (!any_undecided || guard.evaluate(reading(1)));
+      const bool any_undecided = std::find(truth_.begin(), truth_.begin() + atoms, kUndecided) != truth_.begin() + atoms;
+      return guard.evaluate(reading(0)) && (!any_undecided || guard.evaluate(reading(1)));
+    }
   }
 
   // Which guard fires first: the first transition of `mode` (in declaration order, `skip`
-  // excepted) whose guard fires with its atoms read by read(k, i); -1 when none does.
-  template <class Read>
+  // excepted) whose guard fires with its atoms read by read(k, i, atom); -1 when none does.
+  template <bool kMayBeUndecided = false, class Read>
   int first_firing(int mode, Read&& read, int skip = -1) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       if (static_cast<int>(k) == skip) continue;
-      if (guard_fires(mode, k, [&](std::size_t i) { return read(k, i); })) return static_cast<int>(k);
+      const auto read_k = [&](std::size_t i, const Atom<S>& atom) { return read(k, i, atom); };
+      if (guard_fires<kMayBeUndecided>(mode, k, read_k)) return static_cast<int>(k);
     }
     return -1;
   }
 
-  // Atom i of transition k of `mode` at (t, x), read literally.
-  bool literal_truth(int mode, std::size_t k, std::size_t i, S t, const S* x) {
-    return relation_holds(atom_of(mode, k, i).relation, value(mode, k, i, t, x));
+  // Atom i (`atom`) of transition k of `mode` at (t, x), read literally.
+  bool literal_truth(const Atom<S>& atom, int mode, std::size_t k, S t, const S* x) {
+    return relation_holds(atom.relation, value(atom, mode, k, t, x));
   }
 
   // e_i(t, x) of transition k of `mode`, counted; a NaN or Inf is an error that says where.
   S value(int mode, std::size_t k, std::size_t i, S t, const S* x) { return jump_value(mode, k, i, t, nullptr, x); }
 
+  // The same for an atom already at hand (the guard readers' hot path).
+  S value(const Atom<S>& atom, int mode, std::size_t k, S t, const S* x) {
+    ++*guard_evals_;
+    const S e = atom.e(t, x);
+    if (!is_finite(e)) not_finite(atom, mode, k, t, e);
+    return e;
+  }
+
   // The atom across a jump x_prior -> x: its jump form when it has one and x_prior is given,
   // else e(t, x). Counted; a NaN or Inf is an error that says where.
   S jump_value(int mode, std::size_t k, std::size_t i, S t, const S* x_prior, const S* x) {
-    const auto& m = model_.modes[static_cast<std::size_t>(mode)];
-    const Atom<S>& atom = m.transitions[k].guard.atoms()[i];
+    const Atom<S>& atom = atom_of(mode, k, i);
     ++*guard_evals_;
     const S e = x_prior != nullptr && atom.jump ? atom.jump(t, x_prior, x) : atom.e(t, x);
-    if (!is_finite(e)) {
-      throw SimulationError("model '" + model_.name + "', mode '" + m.name + "', t = " + format_scalar(t) +
-                            ": guard '" + m.transitions[k].name + "' atom '" + atom.name +
-                            "' evaluated to " + format_scalar(e));
-    }
+    if (!is_finite(e)) not_finite(atom, mode, k, t, e);
     return e;
+  }
+
+  [[noreturn]] void not_finite(const Atom<S>& atom, int mode, std::size_t k, S t, const S& e) const {
+    const auto& m = model_.modes[static_cast<std::size_t>(mode)];
+    throw SimulationError("model '" + model_.name + "', mode '" + m.name + "', t = " + format_scalar(t) + ": guard '" +
+                          m.transitions[k].name + "' atom '" + atom.name + "' evaluated to " + format_scalar(e));
   }
 
   const Atom<S>& atom_of(int mode, std::size_t k, std::size_t i) const {

@@ -410,7 +410,7 @@ class CvodeRun {
   // poisoned region without end.)
   int field(double t, const double* x, double* dxdt) noexcept {
     ++stats_->rhs_evals;
-    try {
+    return guarded([&] {
       model_.modes[static_cast<std::size_t>(mode_)].field(t, x, dxdt);
       for (std::size_t j = 0; j < n_; ++j) {
         if (!std::isfinite(dxdt[j])) {
@@ -419,11 +419,19 @@ class CvodeRun {
           return kCallbackUnrecoverable;
         }
       }
+      return kCallbackOk;
+    });
+  }
+
+  // Runs a callback's body: an exception is kept, and rethrown after CVode returns.
+  template <class Body>
+  int guarded(Body&& body) noexcept {
+    try {
+      return body();
     } catch (...) {
       failure_ = std::current_exception();
       return kCallbackUnrecoverable;
     }
-    return kCallbackOk;
   }
 
   // e_i(t, x) of every root function of the active mode.
@@ -431,7 +439,7 @@ class CvodeRun {
     double t_n = t;
     CVodeGetCurrentTime(memory_.get(), &t_n);
     if (t != t_n) ++stats_->root_iterations;
-    try {
+    return guarded([&] {
       const auto& functions = roots();
       for (std::size_t i = 0; i < functions.size(); ++i) {
         ++stats_->guard_evals;
@@ -444,11 +452,8 @@ class CvodeRun {
           return kCallbackUnrecoverable;
         }
       }
-    } catch (...) {
-      failure_ = std::current_exception();
-      return kCallbackUnrecoverable;
-    }
-    return kCallbackOk;
+      return kCallbackOk;
+    });
   }
 
   // ---- events -----------------------------------------------------------------------------
