@@ -84,6 +84,35 @@ TEST(CustomStrategy, RunsInEveryScalarType) {
   }
 }
 
+// A failed run is a result: reason kFailed, the error as its message, the counters so far,
+// and report() on one line ending with the message. The strategy here takes part only as the
+// policy of a run whose field turns NaN at t = 0.5.
+TEST(CustomStrategy, FailedRunIsAResult) {
+  register_coarse_bisection();
+  Model<double> model;
+  model.name = "poisoned";
+  model.state_names = {"x"};
+  model.x0 = {0.0};
+  model.add_mode("rising", [](double t, const double*, double* dxdt) { dxdt[0] = t < 0.5 ? 1.0 : std::nan(""); });
+  model.add_mode("high", [](double, const double*, double* dxdt) { dxdt[0] = 0.0; });
+  model.add_transition("rising", "high", "top",
+                       Guard<double>::atom("x - 10", [](double, const double* x) { return x[0] - 10.0; },
+                                           Relation::kGreaterEqual));
+  model.finalize();
+  SimulationOptions options;
+  options.strategy = "coarse-bisection";
+  const RunResult<double> result = Simulator<double>(model, options).run();
+  ASSERT_TRUE(result.failed());
+  EXPECT_TRUE(testing::contains(result.message, "mode 'rising'")) << result.message;
+  EXPECT_GT(result.stats.rhs_evals, 0);
+  EXPECT_LE(result.t, 0.5);  // the last point passed on lies before the poisoned region
+  const std::string report = result.report();
+  EXPECT_EQ(report.rfind("failed: ", 0), 0u) << report;
+  EXPECT_EQ(report.find('\n'), std::string::npos);
+  EXPECT_NE(report.find(result.message), std::string::npos);
+  std::cout << "[failed run] " << report << "\n";
+}
+
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells;
   std::string cell;

@@ -69,9 +69,8 @@ struct RunResult {
 
   bool failed() const { return reason == RunReason::kFailed; }
 
-  // One line for a log or a table: the reason, where, and the work done, e.g.
-  // "reached t_end: t = 1, mode 's1', 100 events (100 one-sided), 512 steps (3 rejected),
-  //  4101 field and 30210 guard evaluations, 1150 root iterations".
+  // One line for a log or a table: the reason, where (mode index), the work done, and for a
+  // failed run its message (docs/concepts.md, section 3.6, has an example).
   std::string report() const {
     const RunStatistics& s = stats;
     return std::string(run_reason_name(reason)) + ": t = " + format_scalar(t, 10) + ", mode " + std::to_string(mode) +
