@@ -88,37 +88,10 @@ class TransitionChain {
       apply_reset(tr, t_a, base_a_.data(), plus_a_.data(), source, to);
       if (x_b != nullptr) apply_reset(tr, t_b, base_b_.data(), plus_b_.data(), source, to);
 
-      // 2.-4. classify
-      const S* far_prior = x_b != nullptr ? base_b_.data() : nullptr;  // (swapped at each commit)
-      const S* far_plus = x_b != nullptr ? plus_b_.data() : nullptr;
-      // An algebraic mode (no field) has no patch to test x+ against: it is a pinnacle when its
-      // reset changes the state (its guards are read after the commit), mythical otherwise.
-      const bool state_changed = !std::equal(base_a_.begin(), base_a_.end(), plus_a_.begin());
-      const bool algebraic = !target.field;
-      TransitionClass kind = TransitionClass::kMythical;
-      FiredTransition next;
-      if (algebraic && !state_changed) {
-        next.index = detector_->fired_strictly(to, t_a, base_a_.data(), base_a_.data(), t_b, far_prior, far_prior);
-      } else if (!algebraic) {
-        next.index = detector_->fired_strictly(to, t_a, base_a_.data(), plus_a_.data(), t_b, far_prior, far_plus);
-      }
-      if (next.index < 0) {
-        kind = TransitionClass::kPinnacle;
-        if (state_changed) {
-          next.index = detector_->fired_strictly(to, t_a, plus_a_.data(), plus_a_.data(), t_b, far_plus, far_plus);
-        }
-        if (next.index < 0) {
-          if (algebraic) {
-            throw SimulationError(where(t_a) + ": the chain rests in the algebraic mode '" + target.name +
-                                  "' (no field, and none of its guards fires on its state): " +
-                                  chain_text(visited) + " -[" + tr.name + "]-> " + target.name);
-          }
-          ++*rhs_evals_;
-          target.field(t_a, plus_a_.data(), field_.data());
-          next = detector_->fired_after(to, t_a, plus_a_.data(), t_b, far_plus, field_.data());
-          kind = next.index >= 0 ? TransitionClass::kBoundary : TransitionClass::kInterior;
-        }
-      }
+      // 2.-4. classify (the chain written so far names the transition in an error)
+      const Classified c = classify(tr, to, t_a, t_b, x_b != nullptr, visited);
+      TransitionClass kind = c.kind;
+      const FiredTransition next = c.next;
 
       const std::vector<S>& committed = kind == TransitionClass::kMythical ? base_a_ : plus_a_;
       typename Arrival::Surface surface;
@@ -161,6 +134,47 @@ class TransitionChain {
   }
 
  private:
+  // 003, Eq. 3 and Table 2, steps 2-4, for the mode `to` entered through `tr` at t_a with
+  // a priori state base_a_ and tentative x+ = plus_a_ (and their far-side twins when
+  // bracketed): the class of `to` and the transition that fires next (-1: the chain arrives).
+  struct Classified {
+    TransitionClass kind = TransitionClass::kMythical;
+    FiredTransition next;
+  };
+
+  Classified classify(const Transition<S>& tr, int to, S t_a, S t_b, bool bracketed, std::size_t visited) {
+    const Mode<S>& target = model_.modes[static_cast<std::size_t>(to)];
+    const S* far_prior = bracketed ? base_b_.data() : nullptr;  // (swapped at each commit)
+    const S* far_plus = bracketed ? plus_b_.data() : nullptr;
+    // An algebraic mode (no field) has no patch to test x+ against: it is a pinnacle when its
+    // reset changes the state (its guards are read after the commit), mythical otherwise.
+    const bool state_changed = !std::equal(base_a_.begin(), base_a_.end(), plus_a_.begin());
+    const bool algebraic = !target.field;
+    Classified c;
+    if (algebraic && !state_changed) {
+      c.next.index = detector_->fired_strictly(to, t_a, base_a_.data(), base_a_.data(), t_b, far_prior, far_prior);
+    } else if (!algebraic) {  // mythical: a guard of `to` fires strictly on (x, x+)
+      c.next.index = detector_->fired_strictly(to, t_a, base_a_.data(), plus_a_.data(), t_b, far_prior, far_plus);
+    }
+    if (c.next.index >= 0) return c;
+    c.kind = TransitionClass::kPinnacle;  // pinnacle: a guard fires on (x+, x+)
+    if (state_changed) {
+      c.next.index = detector_->fired_strictly(to, t_a, plus_a_.data(), plus_a_.data(), t_b, far_plus, far_plus);
+    }
+    if (c.next.index >= 0) return c;
+    if (algebraic) {
+      throw SimulationError(where(t_a) + ": the chain rests in the algebraic mode '" + target.name +
+                            "' (no field, and none of its guards fires on its state): " + chain_text(visited) +
+                            " -[" + tr.name + "]-> " + target.name);
+    }
+    // boundary: a guard fires an instant later along the field; else interior
+    ++*rhs_evals_;
+    target.field(t_a, plus_a_.data(), field_.data());
+    c.next = detector_->fired_after(to, t_a, plus_a_.data(), t_b, far_plus, field_.data());
+    c.kind = c.next.index >= 0 ? TransitionClass::kBoundary : TransitionClass::kInterior;
+    return c;
+  }
+
   void apply_reset(const Transition<S>& tr, S t, const S* x, S* x_plus, const Mode<S>& source, int to) {
     std::copy(x, x + n_, x_plus);
     if (tr.reset) tr.reset(t, x, x_plus);
