@@ -11,6 +11,7 @@ set(allowed_solvers core solvers)
 set(allowed_events core run solvers events)
 set(allowed_simulator core run solvers events simulator)
 set(allowed_models core models)
+set(allowed_lang core models lang)
 set(allowed_peers core run solvers events peers)
 
 # The layer of a path relative to src/hysim: its first folder, or "simulator".

@@ -4,6 +4,7 @@
 // instantiated for every scalar type, and an entry in this catalog.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +21,11 @@ struct ModelEntry {
   std::string source;   // paper, equations and figures it reproduces
   std::vector<ParameterSpec> parameters;
   std::vector<Preset> presets;
-  Model<double> (*make_double)(const ParameterValues&) = nullptr;
-  Model<long double> (*make_long_double)(const ParameterValues&) = nullptr;
-  Model<float128> (*make_float128)(const ParameterValues&) = nullptr;
+  // Builders: a function template of models/ instantiated per scalar, or a compiled model
+  // file (lang/build.hpp) that holds its description.
+  std::function<Model<double>(const ParameterValues&)> make_double;
+  std::function<Model<long double>(const ParameterValues&)> make_long_double;
+  std::function<Model<float128>(const ParameterValues&)> make_float128;
   // The exact events, when the model has a reference solution; empty otherwise.
   ReferenceFunction reference;
 

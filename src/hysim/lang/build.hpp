@@ -1,0 +1,36 @@
+// From a checked model file to what the engine runs: a Model<S> per scalar type and set of
+// parameter values, and a catalog entry (models/catalog.hpp) so that every command of
+// `hysim` takes a file where it takes a built-in model's name.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "hysim/core/model.hpp"
+#include "hysim/core/parameters.hpp"
+#include "hysim/lang/spec.hpp"
+#include "hysim/models/catalog.hpp"
+
+namespace hysim::lang {
+
+// Builds and finalizes the model with these parameter values. Throws InvalidArgument when a
+// let of parameters alone or an initial value is not finite with them.
+template <class S>
+Model<S> build_model(const ModelSpec& spec, const ParameterValues& values);
+
+// The catalog entry of a compiled file: its parameters, presets and builders.
+ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec);
+
+// Reads, compiles and checks a model file (builds it once in double with its defaults).
+// Throws ModelFileError (an InvalidArgument) for a bad file.
+ModelEntry load_model_file(const std::string& path);
+
+// A command-line model argument names a file rather than a built-in model when it ends in
+// ".hym" or contains a '/'.
+bool names_model_file(const std::string& argument);
+
+extern template Model<double> build_model<double>(const ModelSpec&, const ParameterValues&);
+extern template Model<long double> build_model<long double>(const ModelSpec&, const ParameterValues&);
+extern template Model<float128> build_model<float128>(const ModelSpec&, const ParameterValues&);
+
+}  // namespace hysim::lang

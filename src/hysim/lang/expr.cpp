@@ -1,0 +1,299 @@
+#include "hysim/lang/expr.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hysim::lang {
+
+namespace {
+
+struct FunctionInfo {
+  const char* name;
+  Op op;
+  int arity;
+};
+
+constexpr FunctionInfo kFunctions[] = {
+    {"abs", Op::kAbs, 1},     {"sign", Op::kSign, 1},   {"min", Op::kMin, 2},     {"max", Op::kMax, 2},
+    {"sqrt", Op::kSqrt, 1},   {"exp", Op::kExp, 1},     {"log", Op::kLog, 1},     {"sin", Op::kSin, 1},
+    {"cos", Op::kCos, 1},     {"tan", Op::kTan, 1},     {"asin", Op::kAsin, 1},   {"acos", Op::kAcos, 1},
+    {"atan", Op::kAtan, 1},   {"atan2", Op::kAtan2, 2}, {"sinh", Op::kSinh, 1},   {"cosh", Op::kCosh, 1},
+    {"tanh", Op::kTanh, 1},   {"floor", Op::kFloor, 1}, {"ceil", Op::kCeil, 1},
+};
+
+}  // namespace
+
+const char* op_spelling(Op op) {
+  for (const auto& f : kFunctions) {
+    if (f.op == op) return f.name;
+  }
+  switch (op) {
+    case Op::kNegate: return "-";
+    case Op::kAdd: return "+";
+    case Op::kSubtract: return "-";
+    case Op::kMultiply: return "*";
+    case Op::kDivide: return "/";
+    case Op::kPower: return "^";
+    case Op::kLess: return "<";
+    case Op::kLessEqual: return "<=";
+    case Op::kGreater: return ">";
+    case Op::kGreaterEqual: return ">=";
+    case Op::kEqual: return "==";
+    case Op::kNotEqual: return "!=";
+    case Op::kAnd: return "&&";
+    case Op::kOr: return "||";
+    case Op::kNot: return "!";
+    case Op::kSelect: return "if";
+    case Op::kPrior: return "prior";
+    case Op::kTime: return "t";
+    default: return "?";
+  }
+}
+
+bool find_function(const std::string& name, Op* op, int* arity) {
+  for (const auto& f : kFunctions) {
+    if (name == f.name) {
+      *op = f.op;
+      *arity = f.arity;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> function_names() {
+  std::vector<std::string> names;
+  for (const auto& f : kFunctions) names.emplace_back(f.name);
+  return names;
+}
+
+bool is_comparison(Op op) { return op >= Op::kLess && op <= Op::kNotEqual; }
+bool is_boolean(Op op) { return op >= Op::kLess; }
+
+NodeId Graph::intern(Node node) {
+  auto key = std::make_tuple(node.op, node.index, node.text, node.args);
+  const auto found = index_.find(key);
+  if (found != index_.end()) return found->second;
+  std::uint8_t flags = 0;
+  switch (node.op) {
+    case Op::kState: flags = kReadsState; break;
+    case Op::kPrior: flags = kReadsState | kReadsPrior; break;
+    case Op::kTime: flags = kReadsTime; break;
+    case Op::kFieldValue: flags = kReadsField; break;
+    default: break;
+  }
+  int height = 1;
+  for (NodeId arg : node.args) {
+    flags |= flags_[static_cast<std::size_t>(arg)];
+    height = std::max(height, heights_[static_cast<std::size_t>(arg)] + 1);
+  }
+  const auto id = static_cast<NodeId>(nodes_.size());
+  nodes_.push_back(std::move(node));
+  flags_.push_back(flags);
+  heights_.push_back(height);
+  index_.emplace(std::move(key), id);
+  return id;
+}
+
+NodeId Graph::constant(const std::string& text) { return intern(Node{Op::kConstant, -1, text, {}}); }
+NodeId Graph::leaf(Op op, int index) { return intern(Node{op, op == Op::kTime ? -1 : index, {}, {}}); }
+NodeId Graph::apply(Op op, std::vector<NodeId> args) { return intern(Node{op, -1, {}, std::move(args)}); }
+
+bool Graph::is_constant(NodeId id) const { return flags_[static_cast<std::size_t>(id)] == 0; }
+bool Graph::reads_prior(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsPrior) != 0; }
+bool Graph::reads_time(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsTime) != 0; }
+bool Graph::reads_state(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsState) != 0; }
+
+bool Graph::is_literal(NodeId id, const char* text) const {
+  const Node& n = (*this)[id];
+  return n.op == Op::kConstant && n.text == text;
+}
+
+NodeId Graph::sum(NodeId a, NodeId b) {
+  if (is_literal(a, "0")) return b;
+  if (is_literal(b, "0")) return a;
+  return apply(Op::kAdd, {a, b});
+}
+NodeId Graph::difference(NodeId a, NodeId b) {
+  if (is_literal(b, "0")) return a;
+  if (is_literal(a, "0")) return negative(b);
+  return apply(Op::kSubtract, {a, b});
+}
+NodeId Graph::product(NodeId a, NodeId b) {
+  if (is_literal(a, "0") || is_literal(b, "0")) return constant("0");
+  if (is_literal(a, "1")) return b;
+  if (is_literal(b, "1")) return a;
+  return apply(Op::kMultiply, {a, b});
+}
+NodeId Graph::quotient(NodeId a, NodeId b) {
+  if (is_literal(a, "0")) return constant("0");
+  if (is_literal(b, "1")) return a;
+  return apply(Op::kDivide, {a, b});
+}
+NodeId Graph::negative(NodeId a) {
+  if (is_literal(a, "0")) return a;
+  const Node& n = (*this)[a];
+  if (n.op == Op::kNegate) return n.args[0];
+  return apply(Op::kNegate, {a});
+}
+
+NodeId Graph::derivative_by_state(NodeId id, int state) {
+  std::map<NodeId, NodeId> memo;
+  return derivative(id, state, &memo);
+}
+NodeId Graph::derivative_by_time(NodeId id) {
+  std::map<NodeId, NodeId> memo;
+  return derivative(id, -1, &memo);
+}
+
+NodeId Graph::rate(NodeId id, int state_count) {
+  NodeId result = derivative_by_time(id);
+  for (int i = 0; i < state_count; ++i) {
+    result = sum(result, product(derivative_by_state(id, i), leaf(Op::kFieldValue, i)));
+  }
+  return result;
+}
+
+// d(node)/d(variable): the state `state`, or t when state < 0. Chain rule per operation; the
+// derivative of a boolean, of sign, floor and ceil is 0 almost everywhere (they are
+// piecewise constant: their jumps are switching surfaces, not part of a rate).
+NodeId Graph::derivative(NodeId id, int state, std::map<NodeId, NodeId>* memo) {
+  if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
+  const Node node = (*this)[id];  // a copy: interning below may grow nodes_
+  const NodeId zero = constant("0");
+  const NodeId one = constant("1");
+  const auto d = [&](std::size_t i) { return derivative(node.args[i], state, memo); };
+  const auto arg = [&](std::size_t i) { return node.args[i]; };
+  NodeId result = zero;
+  if (is_constant(id) || (state >= 0 && !reads_state(id)) || (state < 0 && !reads_time(id))) {
+    memo->emplace(id, zero);
+    return zero;
+  }
+  switch (node.op) {
+    case Op::kState:
+    case Op::kPrior: result = node.index == state ? one : zero; break;
+    case Op::kTime: result = state < 0 ? one : zero; break;
+    case Op::kNegate: result = negative(d(0)); break;
+    case Op::kAdd: result = sum(d(0), d(1)); break;
+    case Op::kSubtract: result = difference(d(0), d(1)); break;
+    case Op::kMultiply: result = sum(product(d(0), arg(1)), product(arg(0), d(1))); break;
+    case Op::kDivide:  // (a/b)' = a'/b - (a/b) b'/b
+      result = difference(quotient(d(0), arg(1)), quotient(product(id, d(1)), arg(1)));
+      break;
+    case Op::kPower: {
+      // (a^b)' = b a^(b-1) a' + a^b log(a) b'
+      const NodeId da = d(0);
+      const NodeId db = d(1);
+      NodeId first = zero;
+      if (!is_literal(da, "0")) {
+        first = product(product(arg(1), apply(Op::kPower, {arg(0), difference(arg(1), one)})), da);
+      }
+      NodeId second = zero;
+      if (!is_literal(db, "0")) second = product(product(id, apply(Op::kLog, {arg(0)})), db);
+      result = sum(first, second);
+      break;
+    }
+    case Op::kAbs: result = product(apply(Op::kSign, {arg(0)}), d(0)); break;
+    case Op::kMin:
+      result = apply(Op::kSelect, {apply(Op::kLessEqual, {arg(0), arg(1)}), d(0), d(1)});
+      break;
+    case Op::kMax:
+      result = apply(Op::kSelect, {apply(Op::kGreaterEqual, {arg(0), arg(1)}), d(0), d(1)});
+      break;
+    case Op::kSqrt: result = quotient(d(0), product(constant("2"), id)); break;
+    case Op::kExp: result = product(id, d(0)); break;
+    case Op::kLog: result = quotient(d(0), arg(0)); break;
+    case Op::kSin: result = product(apply(Op::kCos, {arg(0)}), d(0)); break;
+    case Op::kCos: result = negative(product(apply(Op::kSin, {arg(0)}), d(0))); break;
+    case Op::kTan: {
+      const NodeId c = apply(Op::kCos, {arg(0)});
+      result = quotient(d(0), product(c, c));
+      break;
+    }
+    case Op::kAsin:
+    case Op::kAcos: {
+      const NodeId root = apply(Op::kSqrt, {difference(one, product(arg(0), arg(0)))});
+      result = quotient(d(0), root);
+      if (node.op == Op::kAcos) result = negative(result);
+      break;
+    }
+    case Op::kAtan: result = quotient(d(0), sum(one, product(arg(0), arg(0)))); break;
+    case Op::kAtan2: {  // atan2(y, x)' = (x y' - y x') / (x^2 + y^2)
+      const NodeId numerator = difference(product(arg(1), d(0)), product(arg(0), d(1)));
+      result = quotient(numerator, sum(product(arg(1), arg(1)), product(arg(0), arg(0))));
+      break;
+    }
+    case Op::kSinh: result = product(apply(Op::kCosh, {arg(0)}), d(0)); break;
+    case Op::kCosh: result = product(apply(Op::kSinh, {arg(0)}), d(0)); break;
+    case Op::kTanh: result = product(difference(one, product(id, id)), d(0)); break;
+    case Op::kSelect: {
+      const NodeId a = d(1);
+      const NodeId b = d(2);
+      result = a == b ? a : apply(Op::kSelect, {arg(0), a, b});
+      break;
+    }
+    default: result = zero; break;  // sign, floor, ceil, booleans, constants, parameters
+  }
+  memo->emplace(id, result);
+  return result;
+}
+
+namespace {
+
+// Binding strength for printing: higher binds tighter.
+int precedence(Op op) {
+  switch (op) {
+    case Op::kOr: return 1;
+    case Op::kAnd: return 2;
+    case Op::kNot: return 3;
+    case Op::kLess: case Op::kLessEqual: case Op::kGreater: case Op::kGreaterEqual: case Op::kEqual:
+    case Op::kNotEqual: return 4;
+    case Op::kAdd: case Op::kSubtract: return 5;
+    case Op::kMultiply: case Op::kDivide: return 6;
+    case Op::kNegate: return 7;
+    case Op::kPower: return 8;
+    case Op::kSelect: return 0;
+    default: return 9;  // leaves and calls
+  }
+}
+
+}  // namespace
+
+std::string Graph::print(NodeId id, const std::function<std::string(const Node&)>& leaf_name) const {
+  const Node& n = (*this)[id];
+  const int mine = precedence(n.op);
+  // A child is wrapped when it binds looser, or equally on the right of a left-associative
+  // operator (a - (b - c)), or on the left of '^' (right-associative).
+  const auto child = [&](std::size_t i, bool right) {
+    const NodeId c = n.args[i];
+    const int theirs = precedence((*this)[c].op);
+    const bool wrap = theirs < mine || (theirs == mine && (n.op == Op::kPower ? !right : right));
+    const std::string text = print(c, leaf_name);
+    return wrap ? "(" + text + ")" : text;
+  };
+  switch (n.op) {
+    case Op::kConstant: return n.text;
+    case Op::kParameter: case Op::kState: case Op::kFieldValue: case Op::kTime: return leaf_name(n);
+    case Op::kPrior: return "prior(" + leaf_name(n) + ")";
+    case Op::kNegate:
+    case Op::kNot: {  // appended rather than "-" + text, which GCC 12 misreads (-Wrestrict)
+      std::string out(n.op == Op::kNot ? "!" : "-");
+      out += child(0, true);
+      return out;
+    }
+    case Op::kSelect:
+      return "if " + print(n.args[0], leaf_name) + " then " + print(n.args[1], leaf_name) + " else " +
+             print(n.args[2], leaf_name);
+    default: break;
+  }
+  if (precedence(n.op) < 9) {
+    const char* op = op_spelling(n.op);
+    const bool tight = n.op == Op::kMultiply || n.op == Op::kDivide || n.op == Op::kPower;
+    return child(0, false) + (tight ? op : std::string(" ") + op + " ") + child(1, true);
+  }
+  std::string out = std::string(op_spelling(n.op)) + "(";
+  for (std::size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + print(n.args[i], leaf_name);
+  return out + ")";
+}
+
+}  // namespace hysim::lang

@@ -1,0 +1,116 @@
+// A model file after name resolution and checking: Mosterman's 5-tuple (003, Eq. 1) with
+// every expression a node of one Graph. lang/build.hpp turns it into a Model<S> for a
+// scalar type and a set of parameter values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hysim/core/guard.hpp"
+#include "hysim/lang/expr.hpp"
+#include "hysim/lang/source.hpp"
+
+namespace hysim::lang {
+
+struct ModelSyntax;
+
+struct ParameterInfo {
+  std::string name;
+  std::string default_text;  // the literal as written (with its sign)
+  std::string meaning;
+  Location where;
+};
+
+struct StateInfo {
+  std::string name;
+  NodeId initial = -1;  // an expression of parameters
+  std::string description;
+  Location where;
+};
+
+// A comparison of the guard, normalised to e(t, x) REL 0: "a < b" gives e = a - b (or a when
+// b is the literal 0, or b with the relation mirrored when a is). Equalities of `prior`
+// values ("prior(v) == v": did v jump?) become discrete atoms that are never located.
+struct AtomSpec {
+  std::string name;      // e as printed, for records and messages
+  NodeId e = -1;
+  Relation relation = Relation::kLessEqual;
+  NodeId rate = -1;      // de/dt along the field (kFieldValue leaves); -1 for discrete atoms
+  bool reads_prior = false;
+  Location where;
+};
+
+// The guard as a tree without negations: De Morgan's rules (004, Algorithm 1) have pushed
+// every '!' down to a comparison, which flipped its relation.
+struct GuardNode {
+  enum class Kind { kAtom, kAnd, kOr };
+  Kind kind = Kind::kAtom;
+  int atom = -1;
+  std::vector<int> children;
+};
+
+struct TransitionSpec {
+  std::string label;
+  int from = -1;
+  int to = -1;
+  std::vector<AtomSpec> atoms;
+  std::vector<GuardNode> guard;  // root last
+  std::vector<std::pair<int, NodeId>> resets;  // (state, value read on the a priori state)
+  Location where;
+};
+
+struct ModeSpec {
+  std::string name;
+  std::string description;
+  bool algebraic = false;
+  std::vector<NodeId> field;  // one derivative per state; empty when algebraic
+  Location where;
+};
+
+struct PresetSpec {
+  std::string name;
+  std::string description;
+  std::vector<std::pair<std::string, std::string>> values;  // parameter, literal text
+  std::string t_end;  // literal text; empty: none
+};
+
+struct ZenoSpec {
+  int mode = -1;
+  std::vector<std::pair<int, NodeId>> resets;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string description;
+  std::string source;
+  std::string file;  // the path it was read from
+  Graph graph;
+  std::vector<ParameterInfo> parameters;
+  std::vector<StateInfo> states;
+  struct Let {
+    std::string name;
+    NodeId value = -1;
+    Location where;
+  };
+  std::vector<Let> lets;  // those of parameters alone are checked finite when a model is built
+  std::vector<ModeSpec> modes;
+  int initial = 0;
+  std::vector<TransitionSpec> transitions;  // in declaration order (priority within a mode)
+  std::optional<ZenoSpec> zeno;
+  std::vector<PresetSpec> presets;
+  std::vector<Diagnostic> warnings;
+
+  // Prints an expression with this model's names.
+  std::string print(NodeId id) const;
+};
+
+// Resolves names and checks the model; throws ModelFileError listing every error found.
+ModelSpec resolve(const SourceText& source, const ModelSyntax& syntax);
+
+// Reads, parses and resolves a file (`text` given: that text under the name `path`).
+ModelSpec compile_file(const std::string& path);
+ModelSpec compile_text(const std::string& name, const std::string& text);
+
+}  // namespace hysim::lang

@@ -1,0 +1,104 @@
+// The syntax tree of a model file, as the parser reads it (docs/model-language.md, grammar).
+// Names are not resolved yet: that is the resolver's work (lang/resolve.hpp), which turns this
+// tree into a checked model description.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hysim/lang/lexer.hpp"
+
+namespace hysim::lang {
+
+// An expression as written: arithmetic, comparisons and logic share one tree; the resolver
+// checks which are real-valued and which are boolean.
+struct Expression {
+  enum class Kind {
+    kNumber,  // text: the decimal literal
+    kName,    // text: a parameter, state, let name, t or pi
+    kCall,    // text: the function; arguments: its arguments (der, prior, abs, ...)
+    kUnary,   // op: kMinus, kPlus or kNot; arguments: one
+    kBinary,  // op: arithmetic, comparison, && or ||; arguments: two
+    kIf,      // if arguments[0] then arguments[1] else arguments[2]
+  };
+  Kind kind = Kind::kNumber;
+  std::string text;
+  TokenKind op = TokenKind::kEnd;
+  std::vector<std::unique_ptr<Expression>> arguments;
+  Location where;
+  int height = 1;  // of the tree below, this node included (the parser bounds it)
+};
+using ExpressionPtr = std::unique_ptr<Expression>;
+
+// NAME = EXPRESSION ["description"]: a parameter, a state with its initial value, a let, or
+// one value of a preset.
+struct Definition {
+  std::string name;
+  Location where;
+  ExpressionPtr value;
+  std::string description;
+};
+
+// der(STATE) = EXPRESSION in a flow or mode block; STATE := EXPRESSION in a reset block.
+struct Equation {
+  std::string state;
+  Location where;
+  ExpressionPtr value;
+};
+
+struct ModeSyntax {
+  std::string name;
+  Location where;
+  std::string description;
+  bool algebraic = false;
+  std::vector<Equation> derivatives;  // overrides of the shared flow
+};
+
+// FROM -> TO LABEL [guard] { resets }; FROM is one mode, a list "a, b", or "*" (every mode).
+struct TransitionSyntax {
+  std::vector<std::pair<std::string, Location>> from;  // empty: every mode ("*")
+  Location star_where;
+  std::string to, label;
+  Location to_where, label_where;
+  ExpressionPtr guard;
+  std::vector<Equation> resets;
+};
+
+struct ZenoSyntax {
+  std::string target;
+  Location where;
+  std::vector<Equation> resets;
+};
+
+struct PresetSyntax {
+  std::string name;
+  Location where;
+  std::string description;
+  std::vector<Definition> values;  // parameter values, and t_end
+};
+
+struct ModelSyntax {
+  std::string name;
+  Location name_where;
+  std::string description;
+  std::string source;
+  std::vector<Definition> parameters;
+  std::vector<Definition> states;
+  std::vector<Definition> lets;
+  std::vector<Equation> flow;
+  bool has_flow = false;
+  Location flow_where;
+  std::vector<ModeSyntax> modes;
+  std::string initial;
+  Location initial_where;
+  std::vector<TransitionSyntax> transitions;
+  std::optional<ZenoSyntax> zeno;
+  std::vector<PresetSyntax> presets;
+};
+
+// Parses a whole file; throws ModelFileError at the first syntax error.
+ModelSyntax parse(const SourceText& source);
+
+}  // namespace hysim::lang

@@ -1,0 +1,267 @@
+#include "hysim/lang/tape.hpp"
+
+#include <quadmath.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "hysim/core/errors.hpp"
+
+namespace hysim::lang {
+
+namespace {
+
+// The library functions per raw type: libm for double and long double, libquadmath for
+// __float128 (the functions Boost.Multiprecision's float128 calls).
+struct Math {
+  static double abs(double v) { return std::fabs(v); }
+  static long double abs(long double v) { return std::fabs(v); }
+  static __float128 abs(__float128 v) { return fabsq(v); }
+#define HYSIM_MATH_1(name, q)                                      \
+  static double name(double v) { return std::name(v); }           \
+  static long double name(long double v) { return std::name(v); } \
+  static __float128 name(__float128 v) { return q(v); }
+  HYSIM_MATH_1(sqrt, sqrtq)
+  HYSIM_MATH_1(exp, expq)
+  HYSIM_MATH_1(log, logq)
+  HYSIM_MATH_1(sin, sinq)
+  HYSIM_MATH_1(cos, cosq)
+  HYSIM_MATH_1(tan, tanq)
+  HYSIM_MATH_1(asin, asinq)
+  HYSIM_MATH_1(acos, acosq)
+  HYSIM_MATH_1(atan, atanq)
+  HYSIM_MATH_1(sinh, sinhq)
+  HYSIM_MATH_1(cosh, coshq)
+  HYSIM_MATH_1(tanh, tanhq)
+  HYSIM_MATH_1(floor, floorq)
+  HYSIM_MATH_1(ceil, ceilq)
+#undef HYSIM_MATH_1
+  static double pow(double a, double b) { return std::pow(a, b); }
+  static long double pow(long double a, long double b) { return std::pow(a, b); }
+  static __float128 pow(__float128 a, __float128 b) { return powq(a, b); }
+  static double atan2(double a, double b) { return std::atan2(a, b); }
+  static long double atan2(long double a, long double b) { return std::atan2(a, b); }
+  static __float128 atan2(__float128 a, __float128 b) { return atan2q(a, b); }
+};
+
+template <class S>
+typename RawScalar<S>::type to_raw(const S& v) {
+  if constexpr (std::is_same_v<S, float128>) {
+    return v.backend().value();
+  } else {
+    return v;
+  }
+}
+
+// One operation on raw values; `a`, `b`, `c` are the operands the operation reads. min and
+// max follow std::min and std::max (the first operand on ties); sign(0) = 0.
+template <class R>
+inline R apply_op(Op op, R a, R b, R c) {
+  switch (op) {
+    case Op::kNegate: return -a;
+    case Op::kAdd: return a + b;
+    case Op::kSubtract: return a - b;
+    case Op::kMultiply: return a * b;
+    case Op::kDivide: return a / b;
+    case Op::kPower: return Math::pow(a, b);
+    case Op::kAbs: return Math::abs(a);
+    case Op::kSign: return a > R(0) ? R(1) : (a < R(0) ? R(-1) : R(0));
+    case Op::kMin: return b < a ? b : a;
+    case Op::kMax: return a < b ? b : a;
+    case Op::kSqrt: return Math::sqrt(a);
+    case Op::kExp: return Math::exp(a);
+    case Op::kLog: return Math::log(a);
+    case Op::kSin: return Math::sin(a);
+    case Op::kCos: return Math::cos(a);
+    case Op::kTan: return Math::tan(a);
+    case Op::kAsin: return Math::asin(a);
+    case Op::kAcos: return Math::acos(a);
+    case Op::kAtan: return Math::atan(a);
+    case Op::kAtan2: return Math::atan2(a, b);
+    case Op::kSinh: return Math::sinh(a);
+    case Op::kCosh: return Math::cosh(a);
+    case Op::kTanh: return Math::tanh(a);
+    case Op::kFloor: return Math::floor(a);
+    case Op::kCeil: return Math::ceil(a);
+    case Op::kSelect: return a != R(0) ? b : c;
+    case Op::kLess: return R(a < b);
+    case Op::kLessEqual: return R(a <= b);
+    case Op::kGreater: return R(a > b);
+    case Op::kGreaterEqual: return R(a >= b);
+    case Op::kEqual: return R(a == b);
+    case Op::kNotEqual: return R(a != b);
+    case Op::kAnd: return R(a != R(0) && b != R(0));
+    case Op::kOr: return R(a != R(0) || b != R(0));
+    case Op::kNot: return R(a == R(0));
+    default: return R(0);  // leaves are registers, never operations
+  }
+}
+
+// x^2 is written x*x: both are correctly rounded, and the product is what C++ models write.
+bool is_square(const Graph& graph, const Node& node) {
+  if (node.op != Op::kPower) return false;
+  const Node& exponent = graph[node.args[1]];
+  return exponent.op == Op::kConstant && exponent.text == "2";
+}
+
+constexpr std::size_t kMaxRegisters = 65535;
+// Programs with up to this many registers run on the stack; larger ones use a per-thread
+// buffer that grows once.
+constexpr std::size_t kStackRegisters = 96;
+
+}  // namespace
+
+template <class S>
+S Tape<S>::fold(const Graph& graph, NodeId id, const std::vector<S>& parameters) {
+  const Node& node = graph[id];
+  switch (node.op) {
+    case Op::kConstant: return parse_decimal<S>(node.text, "a literal");
+    case Op::kParameter: return parameters[static_cast<std::size_t>(node.index)];
+    default: break;
+  }
+  if (is_square(graph, node)) {
+    const R a = to_raw(fold(graph, node.args[0], parameters));
+    return S(a * a);
+  }
+  R args[3] = {R(0), R(0), R(0)};
+  for (std::size_t i = 0; i < node.args.size() && i < 3; ++i) args[i] = to_raw(fold(graph, node.args[i], parameters));
+  return S(apply_op(node.op, args[0], args[1], args[2]));
+}
+
+template <class S>
+std::uint16_t Tape<S>::new_register() {
+  if (registers_ >= kMaxRegisters) {
+    throw InvalidArgument("a model file's expression needs more than 65535 registers; split the model");
+  }
+  return static_cast<std::uint16_t>(registers_++);
+}
+
+template <class S>
+Tape<S>::Tape(const Graph& graph, const std::vector<NodeId>& outputs, const std::vector<S>& parameters,
+              int state_count)
+    : state_count_(state_count) {
+  const auto n = static_cast<std::size_t>(state_count);
+  first_constant_ = 1 + 3 * n;
+  registers_ = first_constant_;
+  // Constants first, so that they sit together and load with one copy.
+  std::vector<int> register_of(graph.size(), -1);
+  std::vector<NodeId> pending(outputs.begin(), outputs.end());
+  std::vector<bool> visited(graph.size(), false);
+  while (!pending.empty()) {
+    const NodeId id = pending.back();
+    pending.pop_back();
+    if (visited[static_cast<std::size_t>(id)]) continue;
+    visited[static_cast<std::size_t>(id)] = true;
+    if (graph.is_constant(id)) {
+      register_of[static_cast<std::size_t>(id)] = new_register();
+      constants_.push_back(to_raw(fold(graph, id, parameters)));
+      continue;
+    }
+    for (NodeId arg : graph[id].args) pending.push_back(arg);
+  }
+  for (NodeId id : outputs) outputs_.push_back(compile(graph, id, parameters, &register_of));
+}
+
+template <class S>
+std::uint16_t Tape<S>::compile(const Graph& graph, NodeId id, const std::vector<S>& parameters,
+                               std::vector<int>* register_of) {
+  int& known = (*register_of)[static_cast<std::size_t>(id)];
+  if (known >= 0) return static_cast<std::uint16_t>(known);
+  const Node& node = graph[id];
+  const auto slot = [&](std::size_t group) {  // 0: x, 1: prior, 2: f
+    return static_cast<std::uint16_t>(1 + group * static_cast<std::size_t>(state_count_) +
+                                      static_cast<std::size_t>(node.index));
+  };
+  std::uint16_t result = 0;
+  switch (node.op) {
+    case Op::kTime: result = 0; break;
+    case Op::kState: reads_x_ = true; result = slot(0); break;
+    case Op::kPrior: reads_prior_ = true; result = slot(1); break;
+    case Op::kFieldValue: reads_field_ = true; result = slot(2); break;
+    default: {
+      Instruction in{node.op, 0, 0, 0, 0};
+      if (is_square(graph, node)) {
+        in.op = Op::kMultiply;
+        in.a = in.b = compile(graph, node.args[0], parameters, register_of);
+      } else {
+        std::uint16_t* operands[3] = {&in.a, &in.b, &in.c};
+        for (std::size_t i = 0; i < node.args.size() && i < 3; ++i) {
+          *operands[i] = compile(graph, node.args[i], parameters, register_of);
+        }
+      }
+      in.dst = new_register();
+      code_.push_back(in);
+      result = in.dst;
+    }
+  }
+  (*register_of)[static_cast<std::size_t>(id)] = result;
+  return result;
+}
+
+template <class S>
+void Tape<S>::run(R* r) const {
+  for (const Instruction& in : code_) {
+    const R a = r[in.a];
+    R& d = r[in.dst];
+    switch (in.op) {  // the frequent operations inline; the rest through apply_op
+      case Op::kAdd: d = a + r[in.b]; break;
+      case Op::kSubtract: d = a - r[in.b]; break;
+      case Op::kMultiply: d = a * r[in.b]; break;
+      case Op::kDivide: d = a / r[in.b]; break;
+      case Op::kNegate: d = -a; break;
+      default: d = apply_op(in.op, a, r[in.b], r[in.c]); break;
+    }
+  }
+}
+
+template <class S>
+typename Tape<S>::R* Tape<S>::load(R* scratch, const S& t, const S* x, const S* prior, const S* field) const {
+  R* r = scratch;
+  if (registers_ > kStackRegisters) {
+    thread_local std::vector<R> buffer;
+    if (buffer.size() < registers_) buffer.resize(registers_);
+    r = buffer.data();
+  }
+  r[0] = to_raw(t);
+  const auto n = static_cast<std::size_t>(state_count_);
+  if (reads_x_) {
+    for (std::size_t i = 0; i < n; ++i) r[1 + i] = to_raw(x[i]);
+  }
+  if (reads_prior_) {
+    for (std::size_t i = 0; i < n; ++i) r[1 + n + i] = to_raw(prior[i]);
+  }
+  if (reads_field_) {
+    for (std::size_t i = 0; i < n; ++i) r[1 + 2 * n + i] = to_raw(field[i]);
+  }
+  if (!constants_.empty()) std::memcpy(r + first_constant_, constants_.data(), constants_.size() * sizeof(R));
+  run(r);
+  return r;
+}
+
+template <class S>
+void Tape<S>::evaluate(const S& t, const S* x, const S* prior, const S* field, S* out) const {
+  R scratch[kStackRegisters];
+  const R* r = load(scratch, t, x, prior, field);
+  for (std::size_t i = 0; i < outputs_.size(); ++i) out[i] = S(r[outputs_[i]]);
+}
+
+template <class S>
+void Tape<S>::scatter(const S& t, const S* x, const S* prior, const S* field, S* out, const int* positions) const {
+  R scratch[kStackRegisters];
+  const R* r = load(scratch, t, x, prior, field);
+  for (std::size_t i = 0; i < outputs_.size(); ++i) out[positions[i]] = S(r[outputs_[i]]);
+}
+
+template <class S>
+S Tape<S>::value(const S& t, const S* x, const S* prior, const S* field) const {
+  R scratch[kStackRegisters];
+  const R* r = load(scratch, t, x, prior, field);
+  return S(r[outputs_[0]]);
+}
+
+template class Tape<double>;
+template class Tape<long double>;
+template class Tape<float128>;
+
+}  // namespace hysim::lang
