@@ -1,14 +1,31 @@
 #include "apps/cli_options.hpp"
 
 #include <algorithm>
+#include <iostream>
+#include <map>
 #include <type_traits>
 #include <variant>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
+#include "hysim/lang/build.hpp"
 #include "hysim/solvers/stepper.hpp"
 
 namespace hysim::app {
+
+const ModelEntry& ModelChoice::entry() const { return model_entry(model); }
+
+const ModelEntry& model_entry(const std::string& name) {
+  if (!lang::names_model_file(name)) return find_model(name);
+  static std::map<std::string, ModelEntry> loaded;
+  auto found = loaded.find(name);
+  if (found == loaded.end()) {
+    std::string warnings;
+    found = loaded.emplace(name, lang::load_model_file(name, &warnings)).first;
+    std::cerr << warnings;
+  }
+  return found->second;
+}
 
 ParameterValues ModelChoice::values() const {
   const ModelEntry& model_entry = entry();
@@ -27,7 +44,7 @@ double ModelChoice::t_end_or(double fallback) const {
 }
 
 void add_model_options(CLI::App* command, ModelChoice* choice) {
-  command->add_option("model", choice->model, "model name (see `hysim list`)")->required();
+  command->add_option("model", choice->model, "a built-in model (see `hysim list`) or a model file (FILE.hym)")->required();
   command->add_option("--scalar", choice->scalar, "double, long-double or float128")->default_val("double");
   command->add_option("--param", choice->params, "override a parameter: NAME=VALUE (repeatable)");
   command->add_option("--preset", choice->preset, "a named parameter set of the model");

@@ -25,13 +25,19 @@ struct ModelChoice {
   std::string preset;
   std::vector<std::string> params;  // NAME=VALUE, applied in order after the preset
 
-  const ModelEntry& entry() const { return find_model(model); }
+  // The built-in model of that name, or the model file at that path (lang/build.hpp
+  // names_model_file), compiled once per program run; its warnings go to stderr then.
+  const ModelEntry& entry() const;
   // The model's defaults, then the preset, then each --param. Throws InvalidArgument.
   ParameterValues values() const;
   ScalarKind scalar_kind() const { return parse_scalar_kind(scalar); }
   // The preset's end time, when it names one (Preset::t_end > 0), else `fallback`.
   double t_end_or(double fallback) const;
 };
+
+// A built-in model by name, or a model file by path (ending in .hym or holding a '/'), whose
+// compile warnings go to stderr the first time it is loaded. Throws InvalidArgument.
+const ModelEntry& model_entry(const std::string& name);
 
 // MODEL (positional, required), --scalar, --param, --preset.
 void add_model_options(CLI::App* command, ModelChoice* choice);

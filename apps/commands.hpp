@@ -14,6 +14,7 @@ struct Command {
 
 // `verbosity` collects -v flags; main applies it before executing.
 Command add_list_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
 Command add_options_command(CLI::App& app);
 Command add_run_command(CLI::App& app, int* verbosity);
 Command add_compare_command(CLI::App& app, int* verbosity);

@@ -1,7 +1,11 @@
 // `hysim list`: the models with their parameters and presets, the solvers, the strategies.
+// `hysim list MODEL`: one model (built-in or file) in full: states, parameters, presets,
+// modes and transitions in priority order.
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
+#include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/table.hpp"
 #include "hysim/events/strategy.hpp"
@@ -12,15 +16,22 @@ namespace hysim::app {
 
 namespace {
 
-int list_catalogs() {
-  for (const auto& entry : model_catalog()) {
-    std::cout << entry.name << "\n  " << entry.summary << "\n  source: " << entry.source << "\n";
-    for (const auto& p : entry.parameters) {
-      std::cout << "    " << std::left << std::setw(10) << p.name << " = " << std::setw(8) << p.default_value << "  "
-                << p.meaning << "\n";
-    }
-    for (const auto& preset : entry.presets) std::cout << "    preset " << preset.name << ": " << preset.description << "\n";
+void print_header(const ModelEntry& entry) {
+  std::cout << entry.name << "\n  " << entry.summary << "\n  source: " << entry.source << "\n";
+  for (const auto& p : entry.parameters) {
+    std::cout << "    " << std::left << std::setw(10) << p.name << " = " << std::setw(8) << p.default_value << "  "
+              << p.meaning << "\n";
   }
+  for (const auto& preset : entry.presets) {
+    std::cout << "    preset " << preset.name << ": " << preset.description;
+    for (const auto& [name, value] : preset.values) std::cout << " " << name << "=" << value;
+    if (preset.t_end > 0) std::cout << " t_end=" << preset.t_end;
+    std::cout << "\n";
+  }
+}
+
+int list_catalogs() {
+  for (const auto& entry : model_catalog()) print_header(entry);
   std::cout << "\nsolvers:\n";
   Table solvers;
   for (const auto& solver : solver_catalog()) solvers.rows.push_back({"", solver.name, solver.description});
@@ -34,11 +45,44 @@ int list_catalogs() {
   return 0;
 }
 
+int list_model(const ModelChoice& choice) {
+  const ModelEntry& entry = choice.entry();
+  const Model<double> model = entry.make<double>(choice.values());
+  print_header(entry);
+  std::cout << "\nstates (initial value):\n";
+  Table states;
+  for (std::size_t i = 0; i < model.state_size(); ++i) {
+    states.rows.push_back({"", model.state_names[i], format_scalar(model.x0[i])});
+  }
+  states.print(std::cout);
+  std::cout << "\nmodes (initial: " << model.modes[static_cast<std::size_t>(model.initial_mode)].name << "):\n";
+  Table modes;
+  for (const auto& mode : model.modes) {
+    modes.rows.push_back({"", mode.name, mode.field ? "" : "algebraic", mode.description});
+  }
+  modes.print(std::cout);
+  std::cout << "\ntransitions, in priority order within each mode:\n";
+  Table transitions;
+  for (const auto& mode : model.modes) {
+    for (const auto& tr : mode.transitions) {
+      transitions.rows.push_back({"", mode.name + " -> " + tr.target_name, tr.name, "[" + tr.guard.to_string() + "]",
+                                  tr.reset ? "with reset" : ""});
+    }
+  }
+  transitions.print(std::cout);
+  if (!model.zeno.mode_name.empty()) std::cout << "\nzeno -> " << model.zeno.mode_name << "\n";
+  return 0;
+}
+
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-  return {app.add_subcommand("list", "list the models, their parameters, the solvers and the strategies"),
-          list_catalogs};
+  auto choice = std::make_shared<ModelChoice>();
+  CLI::App* cmd = app.add_subcommand("list", "list the models, solvers and strategies, or describe one model (or file)");
+  cmd->add_option("model", choice->model, "a built-in model or a model file (FILE.hym) to describe in full");
+  cmd->add_option("--param", choice->params, "override a parameter: NAME=VALUE (repeatable)");
+  cmd->add_option("--preset", choice->preset, "a named parameter set of the model");
+  return {cmd, [choice] { return choice->model.empty() ? list_catalogs() : list_model(*choice); }};
 }
 
 }  // namespace hysim::app

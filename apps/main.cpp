@@ -1,8 +1,10 @@
 // hysim: the command-line program (docs/cli.md).
 //
-//   hysim list
+//   hysim list [MODEL]                    the catalogs, or one model (or model file) in full
+//   hysim check FILE.hym                  parse and check a model file without running it
 //   hysim options [--markdown]            the options of a run with their defaults
-//   hysim run MODEL [options]             one run: event table, CSV and JSON files
+//   hysim run MODEL [options]             one run: event table, CSV and JSON files (MODEL: a
+//                                         built-in name or a model file, here and below)
 //   hysim compare MODEL [options]         solvers x strategies against the model's reference
 //   hysim reproduce NAME [options]        a published table, beside our strategies (pwm-table1)
 //   hysim workprecision MODEL [options]   error against work over a sweep of tolerances
@@ -26,7 +28,7 @@ int main(int argc, char** argv) {
   int verbosity = 0;
   app.add_flag("-v", verbosity, "log each transition (-v) or each step (-vv) to stderr");
   const std::vector<Command> commands = {
-      add_list_command(app),          add_options_command(app),         add_run_command(app, &verbosity),
+      add_list_command(app),          add_check_command(app),           add_options_command(app),         add_run_command(app, &verbosity),
       add_compare_command(app, &verbosity), add_reproduce_command(app, &verbosity),
       add_workprecision_command(app, &verbosity),
   };

@@ -128,8 +128,9 @@ ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec) {
   return entry;
 }
 
-ModelEntry load_model_file(const std::string& path) {
+ModelEntry load_model_file(const std::string& path, std::string* warnings) {
   auto spec = std::make_shared<const ModelSpec>(compile_file(path));
+  if (warnings != nullptr) *warnings = spec->warning_text;
   ModelEntry entry = model_entry(spec);
   (void)entry.make<double>(entry.default_values());
   return entry;

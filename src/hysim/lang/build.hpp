@@ -22,8 +22,9 @@ Model<S> build_model(const ModelSpec& spec, const ParameterValues& values);
 ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec);
 
 // Reads, compiles and checks a model file (builds it once in double with its defaults).
-// Throws ModelFileError (an InvalidArgument) for a bad file.
-ModelEntry load_model_file(const std::string& path);
+// Throws ModelFileError (an InvalidArgument) for a bad file; its warnings (an unreachable
+// mode), rendered with file:line:column, go to *warnings when given.
+ModelEntry load_model_file(const std::string& path, std::string* warnings = nullptr);
 
 // A command-line model argument names a file rather than a built-in model when it ends in
 // ".hym" or contains a '/'.

@@ -67,6 +67,7 @@ class Resolver {
     resolve_presets();
     if (!errors_.empty()) throw ModelFileError(source_, std::move(errors_));
     warn_unreachable();
+    for (const auto& w : spec_.warnings) spec_.warning_text += render(source_, w);
     return std::move(spec_);
   }
 
@@ -554,7 +555,7 @@ class Resolver {
       const NodeId test = g.apply(equal ? Op::kEqual : Op::kNotEqual, {a.id, b.id});
       atom->e = g.apply(Op::kSelect, {test, g.constant("-1"), g.constant("1")});
       atom->relation = Relation::kLess;
-      atom->name = spec_.print(a.id) + (equal ? " == " : " != ") + spec_.print(b.id);
+      atom->name = spec_.print(atom->e);
       return true;
     }
     Relation relation = relation_of(op);

@@ -101,6 +101,7 @@ struct ModelSpec {
   std::optional<ZenoSpec> zeno;
   std::vector<PresetSpec> presets;
   std::vector<Diagnostic> warnings;
+  std::string warning_text;  // the warnings rendered with their lines, one after another
 
   // Prints an expression with this model's names.
   std::string print(NodeId id) const;
