@@ -61,5 +61,22 @@ TEST(ModelFileTwins, PwmServo) {
   expect_twins<float128>("models/pwm-servo.hym", "pwm-servo", 1.0);
 }
 
+TEST(ModelFileTwins, BouncingBall) {
+  expect_twins<double>("models/bouncing-ball.hym", "bouncing-ball", 20.0);
+  expect_twins<float128>("models/bouncing-ball.hym", "bouncing-ball", 20.0);
+}
+
+TEST(ModelFileTwins, DragBall) {
+  expect_twins<double>("models/drag-ball.hym", "drag-ball", 20.0);
+  expect_twins<float128>("models/drag-ball.hym", "drag-ball", 20.0);
+}
+
+TEST(ModelFileTwins, Grazing) {
+  for (const char* delta : {"0.02", "0.002", "0.2"}) {
+    expect_twins<double>("models/grazing.hym", "grazing", 30.0, {{"delta", delta}});
+    expect_twins<float128>("models/grazing.hym", "grazing", 10.0, {{"delta", delta}});
+  }
+}
+
 }  // namespace
 }  // namespace hysim

@@ -18,6 +18,11 @@ class Builder {
     Model<S> model;
     model.name = spec_.name;
     model.source = spec_.source;
+    for (const auto& r : spec_.requirements) {
+      if (Tape<S>::fold(spec_.graph, r.condition, parameters_) != S(0)) continue;
+      throw InvalidArgument(located(r.where) + "model '" + spec_.name + "' requires " + r.text +
+                            (r.message.empty() ? "" : " (" + r.message + ")") + ", which these parameter values break");
+    }
     for (const auto& let : spec_.lets) {
       if (spec_.graph.is_constant(let.value)) (void)finite(let.value, "let '" + let.name + "'", let.where);
     }
@@ -33,7 +38,7 @@ class Builder {
       }
       model.add_mode(m.name, std::move(field), m.description);
     }
-    model.initial_mode = spec_.initial;
+    model.initial_mode = initial_mode(model.x0);
     for (const auto& tr : spec_.transitions) {
       model.add_transition(spec_.modes[static_cast<std::size_t>(tr.from)].name,
                            spec_.modes[static_cast<std::size_t>(tr.to)].name, tr.label,
@@ -48,11 +53,25 @@ class Builder {
   }
 
  private:
+  // The first initial declaration whose condition holds on (parameters, x0).
+  int initial_mode(const std::vector<S>& x0) const {
+    for (const auto& i : spec_.initial) {
+      if (i.condition < 0) return i.mode;
+      const Tape<S> condition(spec_.graph, {i.condition}, parameters_, n_);
+      if (condition.value(S(0), x0.data(), x0.data(), nullptr) != S(0)) return i.mode;
+    }
+    throw InvalidArgument(located(spec_.initial.back().where) + "no condition of an initial mode of model '" + spec_.name +
+                          "' holds with these parameter values; add an unconditional 'initial MODE' last");
+  }
+
+  std::string located(Location where) const {
+    return spec_.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": ";
+  }
+
   S finite(NodeId id, const std::string& what, Location where) const {
     const S value = Tape<S>::fold(spec_.graph, id, parameters_);
     if (!is_finite(value)) {
-      throw InvalidArgument(spec_.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " +
-                            what + " of model '" + spec_.name + "' is " + format_scalar(value) +
+      throw InvalidArgument(located(where) + what + " of model '" + spec_.name + "' is " + format_scalar(value) +
                             " with these parameter values; it must be a finite number");
     }
     return value;
@@ -70,7 +89,8 @@ class Builder {
     return result;
   }
 
-  // During continuous evolution prior(x) is x; across a jump the atom reads (x_prior, x+).
+  // During continuous evolution prior(x) is x and `jumping` false; across a jump the atom
+  // reads (x_prior, x+) with `jumping` true.
   Guard<S> atom(const AtomSpec& a) const {
     auto e = std::make_shared<const Tape<S>>(spec_.graph, std::vector<NodeId>{a.e}, parameters_, n_);
     EventFunction<S> value = [e](S t, const S* x) { return e->value(t, x, x, nullptr); };
@@ -80,7 +100,7 @@ class Builder {
       rate = [r](S t, const S* x, const S* f) { return r->value(t, x, x, f); };
     }
     JumpEventFunction<S> jump;
-    if (a.reads_prior) jump = [e](S t, const S* x_prior, const S* x_plus) { return e->value(t, x_plus, x_prior, nullptr); };
+    if (a.reads_prior) jump = [e](S t, const S* x_prior, const S* x_plus) { return e->jump_value(t, x_plus, x_prior); };
     return Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump));
   }
 

@@ -46,6 +46,7 @@ const char* op_spelling(Op op) {
     case Op::kSelect: return "if";
     case Op::kPrior: return "prior";
     case Op::kTime: return "t";
+    case Op::kJumping: return "jumping";
     default: return "?";
   }
 }
@@ -68,7 +69,7 @@ std::vector<std::string> function_names() {
 }
 
 bool is_comparison(Op op) { return op >= Op::kLess && op <= Op::kNotEqual; }
-bool is_boolean(Op op) { return op >= Op::kLess; }
+bool is_boolean(Op op) { return op >= Op::kLess || op == Op::kJumping; }
 
 NodeId Graph::intern(Node node) {
   auto key = std::make_tuple(node.op, node.index, node.text, node.args);
@@ -79,6 +80,7 @@ NodeId Graph::intern(Node node) {
     case Op::kState: flags = kReadsState; break;
     case Op::kPrior: flags = kReadsState | kReadsPrior; break;
     case Op::kTime: flags = kReadsTime; break;
+    case Op::kJumping: flags = kReadsPrior; break;
     case Op::kFieldValue: flags = kReadsField; break;
     default: break;
   }
@@ -96,7 +98,9 @@ NodeId Graph::intern(Node node) {
 }
 
 NodeId Graph::constant(const std::string& text) { return intern(Node{Op::kConstant, -1, text, {}}); }
-NodeId Graph::leaf(Op op, int index) { return intern(Node{op, op == Op::kTime ? -1 : index, {}, {}}); }
+NodeId Graph::leaf(Op op, int index) {
+  return intern(Node{op, op == Op::kTime || op == Op::kJumping ? -1 : index, {}, {}});
+}
 NodeId Graph::apply(Op op, std::vector<NodeId> args) { return intern(Node{op, -1, {}, std::move(args)}); }
 
 bool Graph::is_constant(NodeId id) const { return flags_[static_cast<std::size_t>(id)] == 0; }
@@ -109,20 +113,27 @@ bool Graph::is_literal(NodeId id, const char* text) const {
   return n.op == Op::kConstant && n.text == text;
 }
 
+// The identities below hold exactly in IEEE arithmetic (a + (-b) and a - b round the same
+// real number; (-1)*b is -b), so the rates they build are the derivatives rounded as written.
 NodeId Graph::sum(NodeId a, NodeId b) {
   if (is_literal(a, "0")) return b;
   if (is_literal(b, "0")) return a;
+  if ((*this)[b].op == Op::kNegate) return difference(a, (*this)[b].args[0]);
+  if ((*this)[a].op == Op::kNegate) return difference(b, (*this)[a].args[0]);
   return apply(Op::kAdd, {a, b});
 }
 NodeId Graph::difference(NodeId a, NodeId b) {
   if (is_literal(b, "0")) return a;
   if (is_literal(a, "0")) return negative(b);
+  if ((*this)[b].op == Op::kNegate) return sum(a, (*this)[b].args[0]);
   return apply(Op::kSubtract, {a, b});
 }
 NodeId Graph::product(NodeId a, NodeId b) {
   if (is_literal(a, "0") || is_literal(b, "0")) return constant("0");
   if (is_literal(a, "1")) return b;
   if (is_literal(b, "1")) return a;
+  if (is_literal(a, "-1")) return negative(b);
+  if (is_literal(b, "-1")) return negative(a);
   return apply(Op::kMultiply, {a, b});
 }
 NodeId Graph::quotient(NodeId a, NodeId b) {
@@ -134,6 +145,9 @@ NodeId Graph::negative(NodeId a) {
   if (is_literal(a, "0")) return a;
   const Node& n = (*this)[a];
   if (n.op == Op::kNegate) return n.args[0];
+  if (n.op == Op::kConstant) {  // the negation of a literal is exact in every scalar type
+    return constant(n.text[0] == '-' ? n.text.substr(1) : "-" + n.text);
+  }
   return apply(Op::kNegate, {a});
 }
 
@@ -143,43 +157,47 @@ NodeId Graph::derivative_by_state(NodeId id, int state) {
 }
 NodeId Graph::derivative_by_time(NodeId id) {
   std::map<NodeId, NodeId> memo;
-  return derivative(id, -1, &memo);
+  return derivative(id, kByTime, &memo);
+}
+NodeId Graph::rate(NodeId id) {
+  std::map<NodeId, NodeId> memo;
+  return derivative(id, kAlongField, &memo);
 }
 
-NodeId Graph::rate(NodeId id, int state_count) {
-  NodeId result = derivative_by_time(id);
-  for (int i = 0; i < state_count; ++i) {
-    result = sum(result, product(derivative_by_state(id, i), leaf(Op::kFieldValue, i)));
-  }
-  return result;
-}
-
-// d(node)/d(variable): the state `state`, or t when state < 0. Chain rule per operation; the
-// derivative of a boolean, of sign, floor and ceil is 0 almost everywhere (they are
-// piecewise constant: their jumps are switching surfaces, not part of a rate).
-NodeId Graph::derivative(NodeId id, int state, std::map<NodeId, NodeId>* memo) {
+// d(node)/d(variable): by the state `wrt` (wrt >= 0), by t (kByTime), or along the field
+// (kAlongField: the tangent of x_i is f_i and that of t is 1, forward-mode differentiation).
+// Chain rule per operation; the derivative of a boolean, of sign, floor and ceil is 0 almost
+// everywhere (they are piecewise constant: their jumps are switching surfaces, not part of a
+// rate).
+NodeId Graph::derivative(NodeId id, int wrt, std::map<NodeId, NodeId>* memo) {
   if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
   const Node node = (*this)[id];  // a copy: interning below may grow nodes_
   const NodeId zero = constant("0");
   const NodeId one = constant("1");
-  const auto d = [&](std::size_t i) { return derivative(node.args[i], state, memo); };
+  const auto d = [&](std::size_t i) { return derivative(node.args[i], wrt, memo); };
   const auto arg = [&](std::size_t i) { return node.args[i]; };
   NodeId result = zero;
-  if (is_constant(id) || (state >= 0 && !reads_state(id)) || (state < 0 && !reads_time(id))) {
+  const bool depends = wrt >= 0 ? reads_state(id) : wrt == kByTime ? reads_time(id) : !is_constant(id);
+  if (!depends) {
     memo->emplace(id, zero);
     return zero;
   }
   switch (node.op) {
     case Op::kState:
-    case Op::kPrior: result = node.index == state ? one : zero; break;
-    case Op::kTime: result = state < 0 ? one : zero; break;
+    case Op::kPrior:
+      result = wrt == kAlongField ? leaf(Op::kFieldValue, node.index) : node.index == wrt ? one : zero;
+      break;
+    case Op::kTime: result = wrt < 0 ? one : zero; break;
     case Op::kNegate: result = negative(d(0)); break;
     case Op::kAdd: result = sum(d(0), d(1)); break;
     case Op::kSubtract: result = difference(d(0), d(1)); break;
     case Op::kMultiply: result = sum(product(d(0), arg(1)), product(arg(0), d(1))); break;
-    case Op::kDivide:  // (a/b)' = a'/b - (a/b) b'/b
-      result = difference(quotient(d(0), arg(1)), quotient(product(id, d(1)), arg(1)));
+    case Op::kDivide: {  // (a/b)' = a'/b - (a/b) b'/b
+      const NodeId db = d(1);
+      result = is_literal(db, "0") ? quotient(d(0), arg(1))
+                                   : difference(quotient(d(0), arg(1)), quotient(product(id, db), arg(1)));
       break;
+    }
     case Op::kPower: {
       // (a^b)' = b a^(b-1) a' + a^b log(a) b'
       const NodeId da = d(0);
@@ -274,6 +292,7 @@ std::string Graph::print(NodeId id, const std::function<std::string(const Node&)
   switch (n.op) {
     case Op::kConstant: return n.text;
     case Op::kParameter: case Op::kState: case Op::kFieldValue: case Op::kTime: return leaf_name(n);
+    case Op::kJumping: return "jumping";
     case Op::kPrior: return "prior(" + leaf_name(n) + ")";
     case Op::kNegate:
     case Op::kNot: {  // appended rather than "-" + text, which GCC 12 misreads (-Wrestrict)

@@ -25,6 +25,8 @@ enum class Op : std::uint8_t {
   kPrior,       // index: the a priori x_i of a jump; equal to x_i during continuous evolution
   kFieldValue,  // index: f_i, the field's value; appears only in the rates of guard atoms
   kTime,        // t
+  kJumping,     // boolean: true in the tests of a transition chain (across a jump), false
+                // during continuous evolution; lets an atom give its own jump form
   // arithmetic
   kNegate, kAdd, kSubtract, kMultiply, kDivide, kPower,
   kAbs, kSign, kMin, kMax, kSqrt, kExp, kLog, kSin, kCos, kTan, kAsin, kAcos, kAtan, kAtan2,
@@ -56,7 +58,7 @@ bool is_comparison(Op op);
 class Graph {
  public:
   NodeId constant(const std::string& text);
-  NodeId leaf(Op op, int index);  // kParameter, kState, kPrior, kFieldValue, kTime
+  NodeId leaf(Op op, int index);  // kParameter, kState, kPrior, kFieldValue, kTime, kJumping
   NodeId apply(Op op, std::vector<NodeId> args);
 
   const Node& operator[](NodeId id) const { return nodes_[static_cast<std::size_t>(id)]; }
@@ -66,7 +68,8 @@ class Graph {
   // otherwise it depends on parameters and constants alone and is folded when a model is
   // built.
   bool is_constant(NodeId id) const;
-  // The node reads prior(...) somewhere below it.
+  // The node reads prior(...) or `jumping` somewhere below it: as a guard atom, it has a jump
+  // form (core/guard.hpp, Atom::jump) distinct from its continuous one.
   bool reads_prior(NodeId id) const;
   // The node reads t somewhere below it.
   bool reads_time(NodeId id) const;
@@ -83,16 +86,21 @@ class Graph {
 
   // Symbolic derivatives (docs/model-language.md, "Rates"): d/dx_i treats prior(x_i) as x_i,
   // since the two coincide during continuous evolution; d/dt is the explicit time
-  // derivative. The results are simplified (0 and 1 folded away), which is exact.
+  // derivative. The results are simplified by identities that are exact in floating point
+  // (0 and 1 folded away, a + (-b) written a - b).
   NodeId derivative_by_state(NodeId id, int state);
   NodeId derivative_by_time(NodeId id);
-  // de/dt along the field: de/dt|_x + sum_i de/dx_i * f_i, with f_i the kFieldValue leaves.
-  NodeId rate(NodeId id, int state_count);
+  // de/dt along the field, de/dt|_x + grad e . f, by forward-mode differentiation: the tangent
+  // of x_i is f_i (a kFieldValue leaf) and that of t is 1, so the rate is written as one
+  // would by hand (the rate of kp*abs(x) - saw is kp*(sign(x)*x') - f_saw, x' shared).
+  NodeId rate(NodeId id);
 
  private:
   enum Flag : std::uint8_t { kReadsState = 1, kReadsPrior = 2, kReadsTime = 4, kReadsField = 8 };
   NodeId intern(Node node);
-  NodeId derivative(NodeId id, int state, std::map<NodeId, NodeId>* memo);
+  static constexpr int kByTime = -1;
+  static constexpr int kAlongField = -2;
+  NodeId derivative(NodeId id, int wrt, std::map<NodeId, NodeId>* memo);
   // Builders that fold 0 and 1, for derivatives only (user expressions are kept as written).
   NodeId sum(NodeId a, NodeId b);
   NodeId difference(NodeId a, NodeId b);

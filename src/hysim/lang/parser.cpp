@@ -28,8 +28,9 @@ class Parser {
         continue;
       }
       const Token& head = peek();
-      if (head.kind != TokenKind::kName) fail(head, "expected a declaration (model, parameter, state, let, flow, mode, "
-                                                   "initial, a transition 'FROM -> TO LABEL [guard]', zeno or preset)");
+      if (head.kind != TokenKind::kName) fail(head, "expected a declaration (model, source, parameter, state, let, "
+                                                   "require, flow, mode, initial, a transition 'FROM -> TO LABEL [guard]', "
+                                                   "zeno or preset)");
       const std::string& word = head.text;
       if (word == "model") {
         if (have_model) fail(head, "a second 'model' declaration; a file holds one model");
@@ -59,22 +60,34 @@ class Parser {
       } else if (word == "mode") {
         model.modes.push_back(mode());
       } else if (word == "initial") {
-        if (!model.initial.empty()) fail(head, "a second 'initial' declaration");
+        if (!model.initial.empty() && !model.initial.back().condition) {
+          fail(head, "an 'initial' after an unconditional one is never chosen");
+        }
         next();
         const Token& name = expect(TokenKind::kName, "the initial mode's name");
-        model.initial = name.text;
-        model.initial_where = name.where;
+        InitialSyntax initial{name.text, name.where, nullptr};
+        if (accept(TokenKind::kLeftBracket)) {
+          initial.condition = expression();
+          expect(TokenKind::kRightBracket, "']' to close the condition of 'initial " + name.text + "'");
+        }
+        model.initial.push_back(std::move(initial));
       } else if (word == "zeno") {
         if (model.zeno) fail(head, "a second 'zeno' declaration");
         model.zeno = zeno();
+      } else if (word == "require") {
+        RequirementSyntax r;
+        r.where = next().where;
+        r.condition = expression();
+        if (at(TokenKind::kString)) r.message = next().text;
+        model.requirements.push_back(std::move(r));
       } else if (word == "preset") {
         model.presets.push_back(preset());
       } else if (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma) {
         model.transitions.push_back(transition());
       } else {
         fail(head, "expected a declaration, found '" + word +
-                       "' (declarations start with model, source, parameter, state, let, flow, mode, initial, zeno, "
-                       "preset, or are transitions 'FROM -> TO LABEL [guard]')");
+                       "' (declarations start with model, source, parameter, state, let, require, flow, mode, "
+                       "initial, zeno, preset, or are transitions 'FROM -> TO LABEL [guard]')");
       }
     }
     if (!have_model) {

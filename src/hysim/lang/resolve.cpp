@@ -17,9 +17,9 @@ namespace hysim::lang {
 namespace {
 
 // Words that cannot name a parameter, state, let or mode.
-const std::set<std::string> kKeywords = {"model", "source", "parameter", "state", "let", "flow", "mode",
+const std::set<std::string> kKeywords = {"model", "source", "parameter", "state", "let", "require", "flow", "mode",
                                          "algebraic", "initial", "zeno", "preset", "der", "if", "then",
-                                         "else", "prior", "t", "pi", "t_end"};
+                                         "else", "prior", "jumping", "t", "pi", "t_end"};
 
 // pi to 40 significant digits: enough for binary128 (34 digits) to round correctly.
 constexpr const char* kPi = "3.141592653589793238462643383279502884197";
@@ -27,6 +27,7 @@ constexpr const char* kPi = "3.141592653589793238462643383279502884197";
 // Where an expression is written decides what it may read.
 enum class Context {
   kConstant,  // initial values: parameters, constants and lets of them
+  kInitial,   // conditions of the initial mode: also the initial state
   kField,     // der(x) = ...: t, states, parameters
   kGuard,     // [ ... ]: also prior(x)
   kReset,     // x := ...: t and the a priori state
@@ -35,7 +36,8 @@ enum class Context {
 
 const char* context_name(Context c) {
   switch (c) {
-    case Context::kConstant: return "an initial value";
+    case Context::kConstant: return "an initial value or requirement";
+    case Context::kInitial: return "the condition of an initial mode";
     case Context::kField: return "a derivative";
     case Context::kGuard: return "a guard";
     case Context::kReset: return "a reset";
@@ -61,6 +63,7 @@ class Resolver {
     declare_names();
     resolve_lets();
     resolve_states();
+    resolve_requirements();
     resolve_modes();
     resolve_transitions();
     resolve_zeno();
@@ -114,7 +117,7 @@ class Resolver {
   }
 
   std::vector<std::string> known_names() const {
-    std::vector<std::string> out = {"t", "pi"};
+    std::vector<std::string> out = {"t", "pi", "jumping"};
     for (const auto& [name, info] : names_) out.push_back(name);
     return out;
   }
@@ -255,8 +258,18 @@ class Resolver {
   bool name(const Expression& e, Context c, Value* out) {
     Graph& g = spec_.graph;
     if (e.text == "t") {
-      if (c == Context::kConstant) return fail(e.where, "an initial value cannot depend on t");
+      if (c == Context::kConstant || c == Context::kInitial) {
+        return fail(e.where, "initial values, requirements and initial modes cannot depend on t");
+      }
       *out = {g.leaf(Op::kTime, -1), false};
+      return true;
+    }
+    if (e.text == "jumping") {
+      if (c != Context::kGuard && c != Context::kLet) {
+        return fail(e.where, std::string("'jumping' tells a transition chain's tests from continuous evolution; it has a "
+                                         "meaning in guards only, not in ") + context_name(c));
+      }
+      *out = {g.leaf(Op::kJumping, -1), true};
       return true;
     }
     if (e.text == "pi") {
@@ -276,7 +289,7 @@ class Resolver {
       case NameKind::kParameter: *out = {g.leaf(Op::kParameter, info.index), false}; return true;
       case NameKind::kState:
         if (c == Context::kConstant) {
-          return fail(e.where, "an initial value depends on parameters only, not on the state '" + e.text + "'");
+          return fail(e.where, "initial values and requirements depend on parameters only, not on the state '" + e.text + "'");
         }
         *out = {g.leaf(Op::kState, info.index), false};
         return true;
@@ -284,11 +297,11 @@ class Resolver {
         Value v;
         if (!let_value(info.index, e.where, &v)) return false;
         if (c == Context::kConstant && !g.is_constant(v.id)) {
-          return fail(e.where, "an initial value depends on parameters only; the let '" + e.text +
+          return fail(e.where, "initial values and requirements depend on parameters only; the let '" + e.text +
                                    "' reads the state or t");
         }
         if (c != Context::kGuard && c != Context::kLet && g.reads_prior(v.id)) {
-          return fail(e.where, std::string("the let '") + e.text + "' reads prior(), which has a meaning in guards only, not in " +
+          return fail(e.where, std::string("the let '") + e.text + "' reads prior() or jumping, which have a meaning in guards only, not in " +
                                    context_name(c));
         }
         *out = v;
@@ -395,6 +408,18 @@ class Resolver {
     return true;
   }
 
+  void resolve_requirements() {
+    for (const RequirementSyntax& r : syntax_.requirements) {
+      Value v;
+      if (!expression(*r.condition, Context::kConstant, &v)) continue;
+      if (!v.boolean) {
+        error(r.condition->where, "'require' takes a condition on the parameters, as in require g > 0, found a number");
+        continue;
+      }
+      spec_.requirements.push_back(RequirementSpec{v.id, spec_.print(v.id), r.message, r.where});
+    }
+  }
+
   // ---- states, modes ------------------------------------------------------------------------
   void resolve_states() {
     for (std::size_t i = 0; i < spec_.states.size(); ++i) {
@@ -464,13 +489,24 @@ class Resolver {
       mode_index_[m.name] = static_cast<int>(spec_.modes.size());
       spec_.modes.push_back(std::move(mode));
     }
-    if (!syntax_.initial.empty()) {
-      spec_.initial = mode_of(syntax_.initial, syntax_.initial_where);
-      if (spec_.initial >= 0 && spec_.modes[static_cast<std::size_t>(spec_.initial)].algebraic) {
-        error(syntax_.initial_where, "the initial mode '" + syntax_.initial + "' is algebraic: a run cannot rest in it");
+    for (const InitialSyntax& i : syntax_.initial) {
+      const int mode = mode_of(i.mode, i.where);
+      if (mode >= 0 && spec_.modes[static_cast<std::size_t>(mode)].algebraic) {
+        error(i.where, "the initial mode '" + i.mode + "' is algebraic: a run cannot rest in it");
       }
-      spec_.initial = std::max(spec_.initial, 0);
+      NodeId condition = -1;
+      if (i.condition) {
+        Value v;
+        if (!expression(*i.condition, Context::kInitial, &v)) continue;
+        if (!v.boolean) {
+          error(i.condition->where, "the condition of 'initial " + i.mode + "' must be a comparison, found a number");
+          continue;
+        }
+        condition = v.id;
+      }
+      if (mode >= 0) spec_.initial.push_back(ModelSpec::Initial{mode, condition, i.where});
     }
+    if (spec_.initial.empty() && !spec_.modes.empty()) spec_.initial.push_back(ModelSpec::Initial{0, -1, {}});
   }
 
   int mode_of(const std::string& name, Location where) {
@@ -568,7 +604,7 @@ class Resolver {
       atom->e = g.apply(Op::kSubtract, {a.id, b.id});
     }
     atom->relation = negate ? negated(relation) : relation;
-    atom->rate = g.rate(atom->e, static_cast<int>(spec_.states.size()));
+    atom->rate = g.rate(atom->e);
     atom->name = spec_.print(atom->e);
     return checked_height(e.where, Value{atom->rate, false});
   }
@@ -662,8 +698,11 @@ class Resolver {
   // dead text: a warning, since a user may be building the model up.
   void warn_unreachable() {
     std::vector<bool> reached(spec_.modes.size(), false);
-    std::vector<int> queue = {spec_.initial};
-    reached[static_cast<std::size_t>(spec_.initial)] = true;
+    std::vector<int> queue;
+    for (const auto& i : spec_.initial) {
+      if (!reached[static_cast<std::size_t>(i.mode)]) queue.push_back(i.mode);
+      reached[static_cast<std::size_t>(i.mode)] = true;
+    }
     if (spec_.zeno && !reached[static_cast<std::size_t>(spec_.zeno->mode)]) {
       reached[static_cast<std::size_t>(spec_.zeno->mode)] = true;
       queue.push_back(spec_.zeno->mode);
@@ -681,8 +720,8 @@ class Resolver {
     for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
       if (reached[m]) continue;
       spec_.warnings.push_back(Diagnostic{Severity::kWarning, spec_.modes[m].where,
-                                          "mode '" + spec_.modes[m].name + "' is unreachable from the initial mode '" +
-                                              spec_.modes[static_cast<std::size_t>(spec_.initial)].name + "'"});
+                                          "mode '" + spec_.modes[m].name + "' is unreachable from the initial mode" +
+                                              (spec_.initial.size() > 1 ? "s" : "")});
     }
   }
 

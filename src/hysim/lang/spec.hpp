@@ -81,6 +81,14 @@ struct ZenoSpec {
   std::vector<std::pair<int, NodeId>> resets;
 };
 
+// A condition on the parameters alone; a model whose parameter values break it is not built.
+struct RequirementSpec {
+  NodeId condition = -1;
+  std::string text;     // the condition as printed
+  std::string message;  // the file's explanation, may be empty
+  Location where;
+};
+
 struct ModelSpec {
   std::string name;
   std::string description;
@@ -96,10 +104,18 @@ struct ModelSpec {
   };
   std::vector<Let> lets;  // those of parameters alone are checked finite when a model is built
   std::vector<ModeSpec> modes;
-  int initial = 0;
+  // The initial mode: the first entry whose condition (on the parameters and the initial
+  // state) holds; -1: unconditional. No entry: the first mode.
+  struct Initial {
+    int mode = 0;
+    NodeId condition = -1;
+    Location where;
+  };
+  std::vector<Initial> initial;
   std::vector<TransitionSpec> transitions;  // in declaration order (priority within a mode)
   std::optional<ZenoSpec> zeno;
   std::vector<PresetSpec> presets;
+  std::vector<RequirementSpec> requirements;
   std::vector<Diagnostic> warnings;
   std::string warning_text;  // the warnings rendered with their lines, one after another
 

@@ -66,6 +66,14 @@ struct TransitionSyntax {
   std::vector<Equation> resets;
 };
 
+// initial MODE [condition]: the first declaration whose condition holds on the initial state
+// chooses the initial mode; one without a condition always holds.
+struct InitialSyntax {
+  std::string mode;
+  Location where;
+  ExpressionPtr condition;  // null: unconditional
+};
+
 struct ZenoSyntax {
   std::string target;
   Location where;
@@ -77,6 +85,13 @@ struct PresetSyntax {
   Location where;
   std::string description;
   std::vector<Definition> values;  // parameter values, and t_end
+};
+
+// require CONDITION ["message"]: a condition on the parameters, checked when a model is built.
+struct RequirementSyntax {
+  ExpressionPtr condition;
+  std::string message;
+  Location where;
 };
 
 struct ModelSyntax {
@@ -91,11 +106,11 @@ struct ModelSyntax {
   bool has_flow = false;
   Location flow_where;
   std::vector<ModeSyntax> modes;
-  std::string initial;
-  Location initial_where;
+  std::vector<InitialSyntax> initial;
   std::vector<TransitionSyntax> transitions;
   std::optional<ZenoSyntax> zeno;
   std::vector<PresetSyntax> presets;
+  std::vector<RequirementSyntax> requirements;
 };
 
 // Parses a whole file; throws ModelFileError at the first syntax error.

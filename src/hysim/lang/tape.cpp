@@ -142,7 +142,7 @@ Tape<S>::Tape(const Graph& graph, const std::vector<NodeId>& outputs, const std:
               int state_count)
     : state_count_(state_count) {
   const auto n = static_cast<std::size_t>(state_count);
-  first_constant_ = 1 + 3 * n;
+  first_constant_ = 2 + 3 * n;
   registers_ = first_constant_;
   // Constants first, so that they sit together and load with one copy.
   std::vector<int> register_of(graph.size(), -1);
@@ -170,12 +170,13 @@ std::uint16_t Tape<S>::compile(const Graph& graph, NodeId id, const std::vector<
   if (known >= 0) return static_cast<std::uint16_t>(known);
   const Node& node = graph[id];
   const auto slot = [&](std::size_t group) {  // 0: x, 1: prior, 2: f
-    return static_cast<std::uint16_t>(1 + group * static_cast<std::size_t>(state_count_) +
+    return static_cast<std::uint16_t>(2 + group * static_cast<std::size_t>(state_count_) +
                                       static_cast<std::size_t>(node.index));
   };
   std::uint16_t result = 0;
   switch (node.op) {
     case Op::kTime: result = 0; break;
+    case Op::kJumping: result = 1; break;
     case Op::kState: reads_x_ = true; result = slot(0); break;
     case Op::kPrior: reads_prior_ = true; result = slot(1); break;
     case Op::kFieldValue: reads_field_ = true; result = slot(2); break;
@@ -216,7 +217,8 @@ void Tape<S>::run(R* r) const {
 }
 
 template <class S>
-typename Tape<S>::R* Tape<S>::load(R* scratch, const S& t, const S* x, const S* prior, const S* field) const {
+typename Tape<S>::R* Tape<S>::load(R* scratch, const S& t, const S* x, const S* prior, const S* field,
+                                   bool jumping) const {
   R* r = scratch;
   if (registers_ > kStackRegisters) {
     thread_local std::vector<R> buffer;
@@ -224,15 +226,16 @@ typename Tape<S>::R* Tape<S>::load(R* scratch, const S& t, const S* x, const S* 
     r = buffer.data();
   }
   r[0] = to_raw(t);
+  r[1] = jumping ? R(1) : R(0);
   const auto n = static_cast<std::size_t>(state_count_);
   if (reads_x_) {
-    for (std::size_t i = 0; i < n; ++i) r[1 + i] = to_raw(x[i]);
+    for (std::size_t i = 0; i < n; ++i) r[2 + i] = to_raw(x[i]);
   }
   if (reads_prior_) {
-    for (std::size_t i = 0; i < n; ++i) r[1 + n + i] = to_raw(prior[i]);
+    for (std::size_t i = 0; i < n; ++i) r[2 + n + i] = to_raw(prior[i]);
   }
   if (reads_field_) {
-    for (std::size_t i = 0; i < n; ++i) r[1 + 2 * n + i] = to_raw(field[i]);
+    for (std::size_t i = 0; i < n; ++i) r[2 + 2 * n + i] = to_raw(field[i]);
   }
   if (!constants_.empty()) std::memcpy(r + first_constant_, constants_.data(), constants_.size() * sizeof(R));
   run(r);
@@ -257,6 +260,13 @@ template <class S>
 S Tape<S>::value(const S& t, const S* x, const S* prior, const S* field) const {
   R scratch[kStackRegisters];
   const R* r = load(scratch, t, x, prior, field);
+  return S(r[outputs_[0]]);
+}
+
+template <class S>
+S Tape<S>::jump_value(const S& t, const S* x_plus, const S* x_prior) const {
+  R scratch[kStackRegisters];
+  const R* r = load(scratch, t, x_plus, x_prior, nullptr, true);
   return S(r[outputs_[0]]);
 }
 

@@ -4,7 +4,8 @@
 //
 // A tape evaluates a list of graph nodes (a mode's derivatives, a guard atom, its rate, the
 // values of a reset) for given t, x, prior(x) and field values. Registers hold, in order:
-// t, x, prior(x), f, the tape's constants, then one register per operation. Subexpressions of
+// t, the `jumping` flag, x, prior(x), f, the tape's constants, then one register per
+// operation. Subexpressions of
 // parameters and literals alone are folded into constants when the tape is built, with the
 // parameter values of the run; every other node is one instruction, in an order where each
 // operand is computed before it is read. Evaluation works on the raw type (__float128 for
@@ -43,8 +44,10 @@ class Tape {
   void evaluate(const S& t, const S* x, const S* prior, const S* field, S* out) const;
   // Evaluates output i into out[positions[i]] (a reset writes the states it jumps).
   void scatter(const S& t, const S* x, const S* prior, const S* field, S* out, const int* positions) const;
-  // The single output of a one-output tape.
+  // The single output of a one-output tape, during continuous evolution (jumping false).
   S value(const S& t, const S* x, const S* prior, const S* field) const;
+  // The same across a jump: x+ the tentative state, x_prior the a priori one, jumping true.
+  S jump_value(const S& t, const S* x_plus, const S* x_prior) const;
 
   // Folds a constant node (parameters and literals only) to its value.
   static S fold(const Graph& graph, NodeId id, const std::vector<S>& parameters);
@@ -60,7 +63,7 @@ class Tape {
                         std::vector<int>* register_of);
   std::uint16_t new_register();
   void run(R* r) const;
-  R* load(R* scratch, const S& t, const S* x, const S* prior, const S* field) const;
+  R* load(R* scratch, const S& t, const S* x, const S* prior, const S* field, bool jumping = false) const;
 
   int state_count_ = 0;
   bool reads_x_ = false, reads_prior_ = false, reads_field_ = false;

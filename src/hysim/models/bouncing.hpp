@@ -23,12 +23,15 @@ void add_bouncing_modes(Model<S>& model, FieldFunction<S> flight, std::string fl
     dxdt[0] = S(0);
     dxdt[1] = S(0);
   }, "on the floor after the Zeno accumulation: y = v = 0");
-  auto below = Guard<S>::atom("y", [](S, const S* x) { return x[0]; }, Relation::kLessEqual);
-  auto falling = Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kLess);
+  // The atoms carry their rates (dy/dt = f_y, dv/dt = f_v), as the model language derives them.
+  const EventRate<S> y_rate = [](S, const S*, const S* f) { return f[0]; };
+  const EventRate<S> v_rate = [](S, const S*, const S* f) { return f[1]; };
+  auto below = Guard<S>::atom("y", [](S, const S* x) { return x[0]; }, Relation::kLessEqual, y_rate);
+  auto falling = Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kLess, v_rate);
   model.add_transition("flight", "impact", "impact", std::move(below) && std::move(falling),
                        [e](S, const S* x, S* x_plus) { x_plus[1] = -e * x[1]; });
   model.add_transition("impact", "flight", "rebound",
-                       Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kGreaterEqual));
+                       Guard<S>::atom("v", [](S, const S* x) { return x[1]; }, Relation::kGreaterEqual, v_rate));
   model.zeno = {"rest", -1, [](S, const S*, S* x_plus) {
                   x_plus[0] = S(0);
                   x_plus[1] = S(0);

@@ -80,8 +80,10 @@ Model<S> make_grazing(const ParameterValues& values) {
   model.add_mode("below", oscillator, "x < c: dx/dt = v, dv/dt = -x");
   model.add_mode("above", oscillator, "x >= c: dx/dt = v, dv/dt = -x");
   auto x_minus_c = [c](S, const S* x) { return x[0] - c; };
-  model.add_transition("below", "above", "cross_up", Guard<S>::atom("x - c", x_minus_c, Relation::kGreaterEqual));
-  model.add_transition("above", "below", "cross_down", Guard<S>::atom("x - c", x_minus_c, Relation::kLess));
+  auto x_rate = [](S, const S*, const S* f) { return f[0]; };  // d(x - c)/dt = f_x
+  model.add_transition("below", "above", "cross_up",
+                       Guard<S>::atom("x - c", x_minus_c, Relation::kGreaterEqual, x_rate));
+  model.add_transition("above", "below", "cross_down", Guard<S>::atom("x - c", x_minus_c, Relation::kLess, x_rate));
   model.finalize();
   return model;
 }

@@ -38,38 +38,52 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   model.add_mode("s3", field(S(0)), "f = 0: kp |x| < saw");
   model.initial_mode = model.find_mode("s1");
 
-  // x = u - k omega - phi (Eq. 5)
+  // x = u - k omega - phi (Eq. 5), and its rate along the field f.
   auto x_of = [u, k](const S* x) { return u - k * x[kOmega] - x[kPhi]; };
-  auto atom = [](const char* name, EventFunction<S> e, Relation r) { return Guard<S>::atom(name, std::move(e), r); };
+  auto x_rate = [k](const S* f) { return -(k * f[kOmega]) - f[kPhi]; };
+  // Every atom carries its exact rate, written as the model language derives it
+  // (src/hysim/lang/expr.cpp, forward mode), so that models/pwm-servo.hym is this model's twin
+  // to the last bit.
+  auto atom = [](const char* name, EventFunction<S> e, Relation r, EventRate<S> rate) {
+    return Guard<S>::atom(name, std::move(e), r, std::move(rate));
+  };
   // The comparisons of the saw with kp |x| read the saw after a reset has been committed
   // (003, Eq. 3): across the jump itself (x_prior != x) they do not hold, so a mode entered
   // by a saw reset is real, and a comparison that holds on the reset saw then makes it a
   // pinnacle. (Read on x+ directly, it would make the mode mythical and discard the reset;
   // a strategy that places the event past saw_max, step or cvode, meets that case.)
-  auto comparison = [](const char* name, EventFunction<S> e, Relation r) {
+  auto comparison = [](const char* name, EventFunction<S> e, Relation r, EventRate<S> rate) {
     JumpEventFunction<S> across = [e, r](S t, const S* x_prior, const S* x) {
       if (x_prior[kSaw] == x[kSaw]) return e(t, x);
       return r == Relation::kLess || r == Relation::kLessEqual ? S(1) : S(-1);  // does not hold
     };
-    return Guard<S>::atom(name, e, r, {}, std::move(across));
+    return Guard<S>::atom(name, e, r, std::move(rate), std::move(across));
   };
-  auto x_nonnegative = [&] { return atom("x", [x_of](S, const S* x) { return x_of(x); }, Relation::kGreaterEqual); };
-  auto x_negative = [&] { return atom("x", [x_of](S, const S* x) { return x_of(x); }, Relation::kLess); };
+  auto x_atom = [&](Relation r) {
+    return atom("x", [x_of](S, const S* x) { return x_of(x); }, r, [x_rate](S, const S*, const S* f) { return x_rate(f); });
+  };
+  auto x_nonnegative = [&] { return x_atom(Relation::kGreaterEqual); };
+  auto x_negative = [&] { return x_atom(Relation::kLess); };
   // Eq. (9): p1, p2, p3.
   auto p1 = [&] {
     return x_nonnegative() &&
-           comparison("saw - kp*x", [x_of, kp](S, const S* x) { return x[kSaw] - kp * x_of(x); }, Relation::kLessEqual);
+           comparison("saw - kp*x", [x_of, kp](S, const S* x) { return x[kSaw] - kp * x_of(x); }, Relation::kLessEqual,
+                      [x_rate, kp](S, const S*, const S* f) { return f[kSaw] - kp * x_rate(f); });
   };
   auto p2 = [&] {
     return x_negative() &&
-           comparison("saw + kp*x", [x_of, kp](S, const S* x) { return x[kSaw] + kp * x_of(x); }, Relation::kLessEqual);
+           comparison("saw + kp*x", [x_of, kp](S, const S* x) { return x[kSaw] + kp * x_of(x); }, Relation::kLessEqual,
+                      [x_rate, kp](S, const S*, const S* f) { return f[kSaw] + kp * x_rate(f); });
   };
   auto p3 = [&] {
-    return comparison("kp*|x| - saw", [x_of, kp](S, const S* x) { return kp * abs(x_of(x)) - x[kSaw]; },
-                      Relation::kLess);
+    auto sign = [](S v) { return v > 0 ? S(1) : (v < 0 ? S(-1) : S(0)); };
+    return comparison(
+        "kp*|x| - saw", [x_of, kp](S, const S* x) { return kp * abs(x_of(x)) - x[kSaw]; }, Relation::kLess,
+        [x_of, x_rate, kp, sign](S, const S* x, const S* f) { return kp * (sign(x_of(x)) * x_rate(f)) - f[kSaw]; });
   };
   auto saw_full = [&] {
-    return atom("saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; }, Relation::kGreaterEqual);
+    return atom("saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; }, Relation::kGreaterEqual,
+                [](S, const S*, const S* f) { return f[kSaw]; });
   };
   // saw := saw - saw_max, by whole periods (at least one: the one-sided event state has saw
   // just below saw_max): a step-granular strategy may detect the reset late, and a saw still
