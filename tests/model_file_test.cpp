@@ -1,5 +1,6 @@
 // Model files (src/hysim/lang): the twins of the catalog give the events of their C++ models
-// to 4 ulps in double and float128; the parser and resolver report what is wrong and where.
+// to 4 ulps in double and float128, on native code and on the tape; the parser and resolver
+// report what is wrong and where.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,11 +27,12 @@ double ulps(const S& a, const S& b) {
   return to_double(abs(a - b) / (scale * machine_epsilon<S>()));
 }
 
-// The file and the C++ model run with the same options give the same event sequence.
 template <class S>
-void expect_twins(const std::string& file, const std::string& builtin, double t_end,
-                  const std::vector<std::pair<std::string, std::string>>& params = {}) {
-  const ModelEntry twin = lang::load_model_file(shipped(file));
+void expect_twins_on(const std::string& file, const std::string& builtin, double t_end,
+                     const std::vector<std::pair<std::string, std::string>>& params,
+                     const lang::NativeOptions& native) {
+  std::string backend;
+  const ModelEntry twin = lang::load_model_file(shipped(file), nullptr, native, &backend);
   ParameterValues values = twin.default_values();
   for (const auto& [k, v] : params) values.set(k, v);
   const Model<S> from_file = twin.make<S>(values);
@@ -39,7 +41,7 @@ void expect_twins(const std::string& file, const std::string& builtin, double t_
   options.t_end = t_end;
   const auto a = testing::collect(from_file, options);
   const auto b = testing::collect(from_cpp, options);
-  ASSERT_EQ(a.rows.size(), b.rows.size()) << file;
+  ASSERT_EQ(a.rows.size(), b.rows.size()) << file << " on " << backend;
   ASSERT_FALSE(a.rows.empty());
   double worst = 0;
   for (std::size_t i = 0; i < a.rows.size(); ++i) {
@@ -50,10 +52,22 @@ void expect_twins(const std::string& file, const std::string& builtin, double t_
     ASSERT_EQ(r.kind, s.kind) << i;
     ASSERT_EQ(r.guard, s.guard) << i;
     worst = std::max(worst, ulps(r.t, s.t));
-    ASSERT_LE(ulps(r.t, s.t), 4.0) << "event " << i << " at t = " << format_scalar(s.t);
+    ASSERT_LE(ulps(r.t, s.t), 4.0) << "event " << i << " at t = " << format_scalar(s.t) << " on " << backend;
   }
-  std::cout << file << " (" << scalar_name(scalar_kind_of<S>()) << "): " << a.rows.size() << " rows, worst "
-            << worst << " ulp\n";
+  std::cout << file << " (" << scalar_name(scalar_kind_of<S>()) << ", " << backend.substr(0, backend.find(' '))
+            << "): " << a.rows.size() << " rows, worst " << worst << " ulp\n";
+}
+
+// The file and the C++ model run with the same options give the same event sequence, with
+// the file on native code and on the tape.
+template <class S>
+void expect_twins(const std::string& file, const std::string& builtin, double t_end,
+                  const std::vector<std::pair<std::string, std::string>>& params = {}) {
+  for (const auto backend : {lang::NativeOptions::Backend::kNative, lang::NativeOptions::Backend::kTape}) {
+    lang::NativeOptions options = lang::NativeOptions::from_environment();
+    options.backend = backend;
+    expect_twins_on<S>(file, builtin, t_end, params, options);
+  }
 }
 
 TEST(ModelFileTwins, PwmServo) {

@@ -1,17 +1,60 @@
 #include "hysim/lang/build.hpp"
 
 #include "hysim/core/errors.hpp"
+#include "hysim/lang/native.hpp"
 #include "hysim/lang/tape.hpp"
 
 namespace hysim::lang {
 
+static_assert(sizeof(float128) == sizeof(__float128) && alignof(float128) == alignof(__float128),
+              "native model code reads boost's float128 as the __float128 it wraps");
+
 namespace {
+
+// A model file compiled once: its description, its programs, and their native code when the
+// backend has it (otherwise every program runs on the tape).
+struct CompiledModel {
+  ModelSpec spec;
+  ProgramSet programs;
+  std::shared_ptr<const NativeLibrary> native;
+  std::string backend;  // "native (path)" or "tape (reason)"
+};
+
+template <class S>
+using Raw = typename RawScalar<S>::type;
+
+template <class S>
+const Raw<S>* raw(const S* x) {
+  return reinterpret_cast<const Raw<S>*>(x);
+}
+template <class S>
+Raw<S>* raw(S* x) {
+  return reinterpret_cast<Raw<S>*>(x);
+}
+
+// The callable form of one program in S: a native function with its constants, or a tape.
+template <class S>
+struct Program {
+  NativeLibrary::Function<S> function = nullptr;
+  std::shared_ptr<const std::vector<Raw<S>>> constants;
+  std::shared_ptr<const NativeLibrary> library;  // keeps the code loaded
+  std::shared_ptr<const Tape<S>> tape;
+};
 
 template <class S>
 class Builder {
  public:
-  Builder(const ModelSpec& spec, const ParameterValues& values) : spec_(spec), n_(static_cast<int>(spec.states.size())) {
-    for (const auto& p : spec.parameters) parameters_.push_back(values.get<S>(p.name));
+  Builder(const CompiledModel& compiled, const ParameterValues& values)
+      : compiled_(compiled), spec_(compiled.spec), n_(static_cast<int>(spec_.states.size())) {
+    for (const auto& p : spec_.parameters) parameters_.push_back(values.get<S>(p.name));
+    if (compiled.native) {
+      auto constants = std::make_shared<std::vector<Raw<S>>>();
+      for (NodeId id : compiled.programs.constants) {
+        const S value = Tape<S>::fold(spec_.graph, id, parameters_);
+        constants->push_back(*raw(&value));
+      }
+      constants_ = std::move(constants);
+    }
   }
 
   Model<S> build() {
@@ -30,14 +73,7 @@ class Builder {
       model.state_names.push_back(s.name);
       model.x0.push_back(finite(s.initial, "the initial value of '" + s.name + "'", s.where));
     }
-    for (const auto& m : spec_.modes) {
-      FieldFunction<S> field;
-      if (!m.algebraic) {
-        auto tape = std::make_shared<const Tape<S>>(spec_.graph, m.field, parameters_, n_);
-        field = [tape](S t, const S* x, S* dxdt) { tape->evaluate(t, x, x, nullptr, dxdt); };
-      }
-      model.add_mode(m.name, std::move(field), m.description);
-    }
+    for (const auto& m : spec_.modes) model.add_mode(m.name, m.algebraic ? FieldFunction<S>{} : field(m.field), m.description);
     model.initial_mode = initial_mode(model.x0);
     for (const auto& tr : spec_.transitions) {
       model.add_transition(spec_.modes[static_cast<std::size_t>(tr.from)].name,
@@ -53,6 +89,107 @@ class Builder {
   }
 
  private:
+  Program<S> program(const std::vector<NodeId>& outputs, const std::vector<int>& where = {}) const {
+    Program<S> p;
+    if (compiled_.native) {
+      std::vector<NodeId> key = outputs;
+      key.push_back(-1);
+      if (where.empty()) {
+        for (std::size_t i = 0; i < outputs.size(); ++i) key.push_back(static_cast<int>(i));
+      } else {
+        key.insert(key.end(), where.begin(), where.end());
+      }
+      p.function = compiled_.native->function<S>(compiled_.programs.index.at(key));
+      p.constants = constants_;
+      p.library = compiled_.native;
+    } else {
+      p.tape = std::make_shared<const Tape<S>>(spec_.graph, outputs, parameters_, n_);
+    }
+    return p;
+  }
+
+  FieldFunction<S> field(const std::vector<NodeId>& derivatives) const {
+    Program<S> p = program(derivatives);
+    if (p.tape) return [tape = p.tape](S t, const S* x, S* dxdt) { tape->evaluate(t, x, x, nullptr, dxdt); };
+    return [f = p.function, c = p.constants, lib = p.library](S t, const S* x, S* dxdt) {
+      f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, raw(dxdt));
+    };
+  }
+
+  Guard<S> guard(const TransitionSpec& tr, int index) const {
+    const GuardNode& node = tr.guard[static_cast<std::size_t>(index)];
+    if (node.kind == GuardNode::Kind::kAtom) return atom(tr.atoms[static_cast<std::size_t>(node.atom)]);
+    Guard<S> result = guard(tr, node.children[0]);
+    for (std::size_t c = 1; c < node.children.size(); ++c) {
+      Guard<S> next = guard(tr, node.children[c]);
+      result = node.kind == GuardNode::Kind::kAnd ? std::move(result) && std::move(next)
+                                                  : std::move(result) || std::move(next);
+    }
+    return result;
+  }
+
+  // During continuous evolution prior(x) is x and `jumping` false; across a jump the atom
+  // reads (x_prior, x+) with `jumping` true.
+  Guard<S> atom(const AtomSpec& a) const {
+    const Program<S> e = program({a.e});
+    EventFunction<S> value;
+    JumpEventFunction<S> jump;
+    if (e.tape) {
+      value = [tape = e.tape](S t, const S* x) { return tape->value(t, x, x, nullptr); };
+      if (a.reads_prior) {
+        jump = [tape = e.tape](S t, const S* x_prior, const S* x_plus) { return tape->jump_value(t, x_plus, x_prior); };
+      }
+    } else {
+      value = [f = e.function, c = e.constants, lib = e.library](S t, const S* x) {
+        Raw<S> out;
+        f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, &out);
+        return S(out);
+      };
+      if (a.reads_prior) {
+        jump = [f = e.function, c = e.constants, lib = e.library](S t, const S* x_prior, const S* x_plus) {
+          Raw<S> out;
+          f(c->data(), *raw(&t), Raw<S>(1), raw(x_plus), raw(x_prior), nullptr, &out);
+          return S(out);
+        };
+      }
+    }
+    EventRate<S> rate;
+    if (a.rate >= 0) {
+      const Program<S> r = program({a.rate});
+      if (r.tape) {
+        rate = [tape = r.tape](S t, const S* x, const S* f) { return tape->value(t, x, x, f); };
+      } else {
+        rate = [fn = r.function, c = r.constants, lib = r.library](S t, const S* x, const S* f) {
+          Raw<S> out;
+          fn(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), raw(f), &out);
+          return S(out);
+        };
+      }
+    }
+    return Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump));
+  }
+
+  // x+ = g(x): every right-hand side reads the a priori state (003, invariance of state).
+  ResetFunction<S> reset(const std::vector<std::pair<int, NodeId>>& resets) const {
+    if (resets.empty()) return {};
+    std::vector<NodeId> values;
+    std::vector<int> positions;
+    for (const auto& [state, value] : resets) {
+      positions.push_back(state);
+      values.push_back(value);
+    }
+    const Program<S> p = program(values, positions);
+    if (p.tape) {
+      auto where = std::make_shared<const std::vector<int>>(positions);
+      return [tape = p.tape, where](S t, const S* x_pre, S* x_post) {
+        tape->scatter(t, x_pre, x_pre, nullptr, x_post, where->data());
+      };
+    }
+    return [f = p.function, c = p.constants, lib = p.library](S t, const S* x_pre, S* x_post) {
+      f(c->data(), *raw(&t), Raw<S>(0), raw(x_pre), raw(x_pre), nullptr, raw(x_post));
+    };
+  }
+
   // The first initial declaration whose condition holds on (parameters, x0).
   int initial_mode(const std::vector<S>& x0) const {
     for (const auto& i : spec_.initial) {
@@ -77,61 +214,70 @@ class Builder {
     return value;
   }
 
-  Guard<S> guard(const TransitionSpec& tr, int index) const {
-    const GuardNode& node = tr.guard[static_cast<std::size_t>(index)];
-    if (node.kind == GuardNode::Kind::kAtom) return atom(tr.atoms[static_cast<std::size_t>(node.atom)]);
-    Guard<S> result = guard(tr, node.children[0]);
-    for (std::size_t c = 1; c < node.children.size(); ++c) {
-      Guard<S> next = guard(tr, node.children[c]);
-      result = node.kind == GuardNode::Kind::kAnd ? std::move(result) && std::move(next)
-                                                  : std::move(result) || std::move(next);
-    }
-    return result;
-  }
-
-  // During continuous evolution prior(x) is x and `jumping` false; across a jump the atom
-  // reads (x_prior, x+) with `jumping` true.
-  Guard<S> atom(const AtomSpec& a) const {
-    auto e = std::make_shared<const Tape<S>>(spec_.graph, std::vector<NodeId>{a.e}, parameters_, n_);
-    EventFunction<S> value = [e](S t, const S* x) { return e->value(t, x, x, nullptr); };
-    EventRate<S> rate;
-    if (a.rate >= 0) {
-      auto r = std::make_shared<const Tape<S>>(spec_.graph, std::vector<NodeId>{a.rate}, parameters_, n_);
-      rate = [r](S t, const S* x, const S* f) { return r->value(t, x, x, f); };
-    }
-    JumpEventFunction<S> jump;
-    if (a.reads_prior) jump = [e](S t, const S* x_prior, const S* x_plus) { return e->jump_value(t, x_plus, x_prior); };
-    return Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump));
-  }
-
-  // x+ = g(x): every right-hand side reads the a priori state (003, invariance of state).
-  ResetFunction<S> reset(const std::vector<std::pair<int, NodeId>>& resets) const {
-    if (resets.empty()) return {};
-    std::vector<NodeId> values;
-    auto positions = std::make_shared<std::vector<int>>();
-    for (const auto& [state, value] : resets) {
-      positions->push_back(state);
-      values.push_back(value);
-    }
-    auto tape = std::make_shared<const Tape<S>>(spec_.graph, values, parameters_, n_);
-    return [tape, positions](S t, const S* x_pre, S* x_post) {
-      tape->scatter(t, x_pre, x_pre, nullptr, x_post, positions->data());
-    };
-  }
-
+  const CompiledModel& compiled_;
   const ModelSpec& spec_;
   int n_;
   std::vector<S> parameters_;
+  std::shared_ptr<const std::vector<Raw<S>>> constants_;
 };
+
+// Every program the builder asks for, in a fixed order.
+ProgramSet programs_of(const ModelSpec& spec) {
+  ProgramSet set;
+  for (const auto& m : spec.modes) {
+    if (!m.algebraic) set.add(spec.graph, m.field);
+  }
+  const auto add_reset = [&](const std::vector<std::pair<int, NodeId>>& resets) {
+    if (resets.empty()) return;
+    std::vector<NodeId> values;
+    std::vector<int> positions;
+    for (const auto& [state, value] : resets) {
+      positions.push_back(state);
+      values.push_back(value);
+    }
+    set.add(spec.graph, values, positions);
+  };
+  for (const auto& tr : spec.transitions) {
+    for (const auto& a : tr.atoms) {
+      set.add(spec.graph, {a.e});
+      if (a.rate >= 0) set.add(spec.graph, {a.rate});
+    }
+    add_reset(tr.resets);
+  }
+  if (spec.zeno) add_reset(spec.zeno->resets);
+  return set;
+}
+
+std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions& options) {
+  auto compiled = std::make_shared<CompiledModel>();
+  compiled->spec = std::move(spec);
+  compiled->programs = programs_of(compiled->spec);
+  compiled->backend = "tape";
+  if (options.backend != NativeOptions::Backend::kTape) {
+    try {
+      compiled->native = NativeLibrary::load(generate_c(compiled->spec.graph, compiled->programs),
+                                             compiled->programs.programs.size(), options);
+      compiled->backend = "native (" + compiled->native->path() + ")";
+    } catch (const Error& e) {
+      if (options.backend == NativeOptions::Backend::kNative) throw;
+      compiled->backend = std::string("tape (no native code: ") + e.what() + ")";
+    }
+  }
+  return compiled;
+}
 
 }  // namespace
 
 template <class S>
 Model<S> build_model(const ModelSpec& spec, const ParameterValues& values) {
-  return Builder<S>(spec, values).build();
+  CompiledModel tape_only;
+  tape_only.spec = spec;
+  return Builder<S>(tape_only, values).build();
 }
 
-ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec) {
+ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec, const NativeOptions& options, std::string* backend) {
+  auto compiled = compile(*spec, options);
+  if (backend != nullptr) *backend = compiled->backend;
   ModelEntry entry;
   entry.name = spec->name;
   entry.summary = spec->description.empty() ? "model file " + spec->file : spec->description;
@@ -142,16 +288,17 @@ ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec) {
     if (!p.t_end.empty()) preset.t_end = parse_decimal<double>(p.t_end, "t_end of preset '" + p.name + "'");
     entry.presets.push_back(std::move(preset));
   }
-  entry.make_double = [spec](const ParameterValues& v) { return build_model<double>(*spec, v); };
-  entry.make_long_double = [spec](const ParameterValues& v) { return build_model<long double>(*spec, v); };
-  entry.make_float128 = [spec](const ParameterValues& v) { return build_model<float128>(*spec, v); };
+  entry.make_double = [compiled](const ParameterValues& v) { return Builder<double>(*compiled, v).build(); };
+  entry.make_long_double = [compiled](const ParameterValues& v) { return Builder<long double>(*compiled, v).build(); };
+  entry.make_float128 = [compiled](const ParameterValues& v) { return Builder<float128>(*compiled, v).build(); };
   return entry;
 }
 
-ModelEntry load_model_file(const std::string& path, std::string* warnings) {
+ModelEntry load_model_file(const std::string& path, std::string* warnings, const NativeOptions& options,
+                           std::string* backend) {
   auto spec = std::make_shared<const ModelSpec>(compile_file(path));
   if (warnings != nullptr) *warnings = spec->warning_text;
-  ModelEntry entry = model_entry(spec);
+  ModelEntry entry = model_entry(spec, options, backend);
   (void)entry.make<double>(entry.default_values());
   return entry;
 }

@@ -8,23 +8,31 @@
 
 #include "hysim/core/model.hpp"
 #include "hysim/core/parameters.hpp"
+#include "hysim/lang/native.hpp"
 #include "hysim/lang/spec.hpp"
 #include "hysim/models/catalog.hpp"
 
 namespace hysim::lang {
 
-// Builds and finalizes the model with these parameter values. Throws InvalidArgument when a
-// let of parameters alone or an initial value is not finite with them.
+// Builds and finalizes the model with these parameter values, on the tape. Throws
+// InvalidArgument when a requirement fails, or a let of parameters alone or an initial value
+// is not finite with them.
 template <class S>
 Model<S> build_model(const ModelSpec& spec, const ParameterValues& values);
 
-// The catalog entry of a compiled file: its parameters, presets and builders.
-ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec);
+// The catalog entry of a checked file: its parameters, presets and builders, which run its
+// native code (lang/native.hpp) or, by options or when no compiler works, the tape.
+// *backend (when given) says which, and why.
+ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec,
+                       const NativeOptions& options = NativeOptions::from_environment(),
+                       std::string* backend = nullptr);
 
 // Reads, compiles and checks a model file (builds it once in double with its defaults).
 // Throws ModelFileError (an InvalidArgument) for a bad file; its warnings (an unreachable
 // mode), rendered with file:line:column, go to *warnings when given.
-ModelEntry load_model_file(const std::string& path, std::string* warnings = nullptr);
+ModelEntry load_model_file(const std::string& path, std::string* warnings = nullptr,
+                           const NativeOptions& options = NativeOptions::from_environment(),
+                           std::string* backend = nullptr);
 
 // A command-line model argument names a file rather than a built-in model when it ends in
 // ".hym" or contains a '/'.

@@ -108,6 +108,15 @@ bool Graph::reads_prior(NodeId id) const { return (flags_[static_cast<std::size_
 bool Graph::reads_time(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsTime) != 0; }
 bool Graph::reads_state(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsState) != 0; }
 
+NodeId Graph::without_prior(NodeId id) {
+  if (!reads_prior(id)) return id;
+  const Node node = (*this)[id];
+  if (node.op == Op::kPrior) return leaf(Op::kState, node.index);
+  std::vector<NodeId> args;
+  for (NodeId a : node.args) args.push_back(without_prior(a));
+  return apply(node.op, std::move(args));
+}
+
 bool Graph::is_literal(NodeId id, const char* text) const {
   const Node& n = (*this)[id];
   return n.op == Op::kConstant && n.text == text;

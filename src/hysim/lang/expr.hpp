@@ -75,6 +75,9 @@ class Graph {
   bool reads_time(NodeId id) const;
   // The node reads a state (x or prior) somewhere below it.
   bool reads_state(NodeId id) const;
+  // The node with every prior(x_i) read as x_i: its value during continuous evolution.
+  NodeId without_prior(NodeId id);
+
   // Levels of operations below the node, itself included (leaves: 1). Recursive passes over
   // the graph are bounded by it (the resolver refuses expressions taller than kMaxHeight).
   int height(NodeId id) const { return heights_[static_cast<std::size_t>(id)]; }

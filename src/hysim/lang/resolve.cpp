@@ -590,6 +590,7 @@ class Resolver {
       const bool equal = (op == Op::kEqual) != negate;
       const NodeId test = g.apply(equal ? Op::kEqual : Op::kNotEqual, {a.id, b.id});
       atom->e = g.apply(Op::kSelect, {test, g.constant("-1"), g.constant("1")});
+      atom->discrete_test = test;
       atom->relation = Relation::kLess;
       atom->name = spec_.print(atom->e);
       return true;
@@ -607,6 +608,54 @@ class Resolver {
     atom->rate = g.rate(atom->e);
     atom->name = spec_.print(atom->e);
     return checked_height(e.where, Value{atom->rate, false});
+  }
+
+  // A discrete atom D that always holds during continuous evolution (prior(v) == v) and is
+  // and-ed with a conjunction C is folded into C's last atom A, as its jump form: across a
+  // jump A reads "if D fails then A does not hold, else A"; during continuous evolution A is
+  // unchanged, rate included. The guard keeps its truth values everywhere and evaluates one
+  // atom less at every point (the C++ models write their jump forms this way).
+  void fold_discrete_atoms(TransitionSpec* tr, int index) {
+    GuardNode& node = tr->guard[static_cast<std::size_t>(index)];
+    if (node.kind == GuardNode::Kind::kAtom) return;
+    for (int child : std::vector<int>(node.children)) fold_discrete_atoms(tr, child);
+    if (node.kind != GuardNode::Kind::kAnd) return;
+    for (std::size_t side = 0; side < 2; ++side) {
+      const GuardNode& d = tr->guard[static_cast<std::size_t>(node.children[side])];
+      if (d.kind != GuardNode::Kind::kAtom) continue;
+      const AtomSpec& discrete = tr->atoms[static_cast<std::size_t>(d.atom)];
+      if (discrete.discrete_test < 0 || !holds_in_flow(discrete.discrete_test)) continue;
+      const int other = node.children[1 - side];
+      const int target = last_atom_of_conjunction(*tr, other);
+      if (target < 0) continue;
+      AtomSpec& a = tr->atoms[static_cast<std::size_t>(target)];
+      if (a.discrete_test >= 0) continue;
+      Graph& g = spec_.graph;
+      const bool less = a.relation == Relation::kLess || a.relation == Relation::kLessEqual;
+      const NodeId fails = g.apply(Op::kAnd, {g.leaf(Op::kJumping, -1), g.apply(Op::kNot, {discrete.discrete_test})});
+      a.e = g.apply(Op::kSelect, {fails, g.constant(less ? "1" : "-1"), a.e});
+      a.reads_prior = true;
+      tr->guard[static_cast<std::size_t>(index)] = tr->guard[static_cast<std::size_t>(other)];
+      return;
+    }
+  }
+
+  // "a == b" whose two sides coincide once prior(x) is read as x.
+  bool holds_in_flow(NodeId test) {
+    Graph& g = spec_.graph;
+    const Node& n = g[test];
+    if (n.op != Op::kEqual) return false;
+    const NodeId a = n.args[0];
+    const NodeId b = n.args[1];
+    return g.without_prior(a) == g.without_prior(b);
+  }
+
+  // The atom of the node when it is an atom, or the last atom of an AND chain; -1 otherwise.
+  static int last_atom_of_conjunction(const TransitionSpec& tr, int index) {
+    const GuardNode& n = tr.guard[static_cast<std::size_t>(index)];
+    if (n.kind == GuardNode::Kind::kAtom) return n.atom;
+    if (n.kind == GuardNode::Kind::kAnd) return last_atom_of_conjunction(tr, n.children.back());
+    return -1;
   }
 
   std::vector<std::pair<int, NodeId>> resets(const std::vector<Equation>& equations, const std::string& where) {
@@ -632,6 +681,7 @@ class Resolver {
       tr.where = t.label_where;
       tr.to = mode_of(t.to, t.to_where);
       const int root = guard_node(*t.guard, false, &tr);
+      if (root >= 0) fold_discrete_atoms(&tr, root);
       tr.resets = resets(t.resets, "transition '" + t.label + "'");
       std::vector<int> sources;
       if (t.from.empty()) {  // "*": every mode, in declaration order

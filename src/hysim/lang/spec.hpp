@@ -39,6 +39,7 @@ struct AtomSpec {
   Relation relation = Relation::kLessEqual;
   NodeId rate = -1;      // de/dt along the field (kFieldValue leaves); -1 for discrete atoms
   bool reads_prior = false;
+  NodeId discrete_test = -1;  // discrete atoms: the test (prior(v) == v ...) that holds
   Location where;
 };
 

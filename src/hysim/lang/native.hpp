@@ -1,0 +1,96 @@
+// Native code for a model file: its expressions printed as C, compiled once by the system's
+// C compiler into a shared library, cached by content, and loaded with dlopen
+// (docs/model-language.md, "How a file is compiled", has the measurements behind this
+// choice: the register tape runs the PWM servo 2.6 times slower than its C++ twin; native
+// code runs it at the twin's speed).
+//
+// The generated code does not depend on parameter values: every subexpression of parameters
+// and literals alone is a slot of a constant array that the builder fills in the run's
+// scalar type (Tape<S>::fold), so one library serves every parameter set and preset. It
+// holds one function per program (a mode's field, a guard atom, its rate, a reset) and per
+// scalar type, all with one signature:
+//   void f(const R* c, R t, R jumping, const R* x, const R* prior, const R* field, R* out)
+// with R = double, long double or __float128. The arithmetic is written operation by
+// operation in the graph's order and compiled with -ffp-contract=off, so it rounds exactly
+// as the tape and as C++ models that write the same expressions.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hysim/core/scalar.hpp"
+#include "hysim/lang/expr.hpp"
+#include "hysim/lang/tape.hpp"
+
+namespace hysim::lang {
+
+// Where native code comes from. Defaults come from the environment, so that the program and
+// the tests can steer it without an option on every command:
+//   HYSIM_MODEL_BACKEND = auto (default) | native | tape
+//   HYSIM_CC            = the C compiler (default: cc)
+//   HYSIM_CACHE_DIR     = the cache of compiled models (default: $XDG_CACHE_HOME/hysim, or
+//                         $HOME/.cache/hysim, or /tmp/hysim-cache)
+struct NativeOptions {
+  enum class Backend {
+    kAuto,    // native code when the compiler works, else the tape
+    kNative,  // native code, or an error saying why not
+    kTape,    // the register tape only (no compiler needed)
+  };
+  Backend backend = Backend::kAuto;
+  std::string compiler = "cc";
+  std::string cache_dir;
+
+  static NativeOptions from_environment();
+  // Throws InvalidArgument for an unknown backend name or an empty compiler.
+  void validate() const;
+};
+
+// The programs of a model and the constant slots they read, numbered in a fixed order.
+struct ProgramSet {
+  std::vector<std::vector<NodeId>> programs;  // the outputs of each program
+  std::vector<std::vector<int>> positions;    // where each output is written: out[position]
+  std::map<std::vector<NodeId>, int> index;   // (outputs, -1, positions) -> program
+  std::vector<NodeId> constants;              // slot -> node (parameters and literals alone)
+
+  // Adds (or finds) the program that writes outputs[i] to out[where[i]] (where empty: i);
+  // returns its number.
+  int add(const Graph& graph, const std::vector<NodeId>& outputs, std::vector<int> where = {});
+
+ private:
+  std::map<NodeId, int> constant_slot_;
+  friend std::string generate_c(const Graph&, const ProgramSet&);
+};
+
+// The C source of every program in the three scalar types.
+std::string generate_c(const Graph& graph, const ProgramSet& programs);
+
+class NativeLibrary {
+ public:
+  template <class S>
+  using Function = void (*)(const typename RawScalar<S>::type* c, typename RawScalar<S>::type t,
+                            typename RawScalar<S>::type jumping, const typename RawScalar<S>::type* x,
+                            const typename RawScalar<S>::type* prior, const typename RawScalar<S>::type* field,
+                            typename RawScalar<S>::type* out);
+
+  // Compiles `source` (or finds it in the cache) and loads it. Throws Error with the
+  // compiler's message when it cannot.
+  static std::shared_ptr<const NativeLibrary> load(const std::string& source, std::size_t program_count,
+                                                   const NativeOptions& options);
+  ~NativeLibrary();
+  NativeLibrary(const NativeLibrary&) = delete;
+  NativeLibrary& operator=(const NativeLibrary&) = delete;
+
+  template <class S>
+  Function<S> function(int program) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  NativeLibrary() = default;
+  void* handle_ = nullptr;
+  std::string path_;
+  std::vector<void*> double_, long_double_, float128_;
+};
+
+}  // namespace hysim::lang
