@@ -3,6 +3,7 @@
 // report what is wrong and where.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -89,6 +90,108 @@ TEST(ModelFileTwins, Grazing) {
   for (const char* delta : {"0.02", "0.002", "0.2"}) {
     expect_twins<double>("models/grazing.hym", "grazing", 30.0, {{"delta", delta}});
     expect_twins<float128>("models/grazing.hym", "grazing", 10.0, {{"delta", delta}});
+  }
+}
+
+// The file declares the C++ model's parameters (names, defaults, meanings) and presets
+// (values, t_end, descriptions); a preset name's '-' is spelled '_' in a file, whose names
+// are identifiers.
+void expect_same_interface(const std::string& file, const std::string& builtin) {
+  const ModelEntry twin = lang::load_model_file(shipped(file));
+  const ModelEntry& cpp = find_model(builtin);
+  ASSERT_EQ(twin.parameters.size(), cpp.parameters.size()) << file;
+  for (std::size_t i = 0; i < cpp.parameters.size(); ++i) {
+    EXPECT_EQ(twin.parameters[i].name, cpp.parameters[i].name) << file;
+    EXPECT_EQ(twin.parameters[i].default_value, cpp.parameters[i].default_value) << cpp.parameters[i].name;
+    EXPECT_EQ(twin.parameters[i].meaning, cpp.parameters[i].meaning) << cpp.parameters[i].name;
+  }
+  ASSERT_EQ(twin.presets.size(), cpp.presets.size()) << file;
+  for (std::size_t i = 0; i < cpp.presets.size(); ++i) {
+    std::string name = cpp.presets[i].name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    EXPECT_EQ(twin.presets[i].name, name) << file;
+    EXPECT_EQ(twin.presets[i].description, cpp.presets[i].description) << name;
+    EXPECT_EQ(twin.presets[i].values, cpp.presets[i].values) << name;
+    EXPECT_EQ(twin.presets[i].t_end, cpp.presets[i].t_end) << name;
+  }
+}
+
+// The parameter values of the C++ model's preset `name`.
+std::vector<std::pair<std::string, std::string>> preset_values(const std::string& builtin, const std::string& name) {
+  for (const Preset& p : find_model(builtin).presets) {
+    if (p.name == name) return p.values;
+  }
+  ADD_FAILURE() << builtin << " has no preset " << name;
+  return {};
+}
+
+// For models without events: the file and the C++ model give the same samples (the steps'
+// ends), to the last bit.
+template <class S>
+void expect_sample_twins(const std::string& file, const std::string& builtin, double t_end) {
+  const ModelEntry twin = lang::load_model_file(shipped(file));
+  const Model<S> from_file = twin.make<S>(twin.default_values());
+  const Model<S> from_cpp = testing::catalog_model<S>(builtin);
+  SimulationOptions options;
+  options.t_end = t_end;
+  const auto a = testing::collect(from_file, options, true);
+  const auto b = testing::collect(from_cpp, options, true);
+  ASSERT_EQ(a.samples.size(), b.samples.size()) << file;
+  ASSERT_FALSE(a.samples.empty());
+  EXPECT_TRUE(a.rows.empty() && b.rows.empty());
+  for (std::size_t i = 0; i < a.samples.size(); ++i) {
+    ASSERT_EQ(a.samples[i].t, b.samples[i].t) << i;
+    ASSERT_EQ(a.samples[i].x, b.samples[i].x) << i;
+  }
+  std::cout << file << " (" << scalar_name(scalar_kind_of<S>()) << "): " << a.samples.size()
+            << " samples, identical\n";
+}
+
+TEST(ModelFileTwins, Exponential) {
+  expect_same_interface("models/exponential.hym", "exponential");
+  expect_sample_twins<double>("models/exponential.hym", "exponential", 10.0);
+  expect_sample_twins<float128>("models/exponential.hym", "exponential", 10.0);
+}
+
+TEST(ModelFileTwins, Oscillator) {
+  expect_same_interface("models/oscillator.hym", "oscillator");
+  expect_sample_twins<double>("models/oscillator.hym", "oscillator", 5.0);
+  expect_sample_twins<float128>("models/oscillator.hym", "oscillator", 1.0);
+}
+
+TEST(ModelFileTwins, DiodeInductor) {
+  expect_same_interface("models/diode-inductor.hym", "diode-inductor");
+  for (const char* preset : {"issue4", "continuous-conduction"}) {
+    const auto values = preset_values("diode-inductor", preset);
+    expect_twins<double>("models/diode-inductor.hym", "diode-inductor", 4.0, values);
+    expect_twins<float128>("models/diode-inductor.hym", "diode-inductor", 1.0, values);
+  }
+}
+
+TEST(ModelFileTwins, CamFollower) {
+  expect_same_interface("models/cam-follower.hym", "cam-follower");
+  for (const char* preset : {"fig10", "fig11"}) {
+    const auto values = preset_values("cam-follower", preset);
+    expect_twins<double>("models/cam-follower.hym", "cam-follower", 5.0, values);
+    expect_twins<float128>("models/cam-follower.hym", "cam-follower", 2.0, values);
+  }
+}
+
+TEST(ModelFileTwins, BallIncline) {
+  expect_same_interface("models/ball-incline.hym", "ball-incline");
+  for (const char* preset : {"paper", "from-rest", "slipping"}) {
+    const auto values = preset_values("ball-incline", preset);
+    expect_twins<double>("models/ball-incline.hym", "ball-incline", 10.0, values);
+    expect_twins<float128>("models/ball-incline.hym", "ball-incline", 10.0, values);
+  }
+}
+
+TEST(ModelFileTwins, StickSlip) {
+  expect_same_interface("models/stick-slip.hym", "stick-slip");
+  for (const char* preset : {"periodic", "on-belt"}) {
+    const auto values = preset_values("stick-slip", preset);
+    expect_twins<double>("models/stick-slip.hym", "stick-slip", 100.0, values);
+    expect_twins<float128>("models/stick-slip.hym", "stick-slip", 30.0, values);
   }
 }
 

@@ -41,7 +41,9 @@ Model<S> make_diode_inductor(const ParameterValues& values) {
   }, "(switch off, diode off): i = 0");
   model.initial_mode = kDiodeOn;
 
-  const EventRate<S> clock_rate = [](S, const S*, const S*) { return S(1); };  // d/dt of t - const
+  // d/dt (t - (n T + D)) = d/dt (t - (n + 1) T) = 1 - f_n T, written as the model language
+  // derives it (models/diode-inductor.hym is this model's twin); f_n = 0 in every mode, so 1.
+  const EventRate<S> clock_rate = [T](S, const S*, const S* f) { return S(1) - f[kN] * T; };
   // The switch opens at n T + D and closes at (n + 1) T.
   auto opening = Guard<S>::atom("t - (n T + D)", [T, D](S t, const S* x) { return t - (x[kN] * T + D); },
                                 Relation::kGreaterEqual, clock_rate);
