@@ -195,5 +195,22 @@ TEST(ModelFileTwins, StickSlip) {
   }
 }
 
+TEST(ModelFileTwins, FallingRod) {
+  expect_same_interface("models/falling-rod.hym", "falling-rod");
+  // The presets, and variants of fig6 and fig7 (most from tests/falling_rod_test.cpp) that
+  // stick, slip again, stay stuck until the rod lies flat, or lift off and land on B.
+  using Values = std::vector<std::pair<std::string, std::string>>;
+  const std::vector<std::pair<const char*, Values>> cases = {
+      {"fig6", {}}, {"fig7", {}}, {"fig6", {{"mu", "0"}}}, {"fig6", {{"mu", "0.045"}}}, {"fig6", {{"mu", "0.046"}}},
+      {"fig6", {{"mu", "0.1"}}}, {"fig6", {{"mu", "1"}}}, {"fig7", {{"l", "-0.7"}}},
+      {"fig6", {{"omega0", "-3"}, {"vx0", "0.5"}}}};
+  for (const auto& [preset, overrides] : cases) {
+    Values values = preset_values("falling-rod", preset);
+    values.insert(values.end(), overrides.begin(), overrides.end());
+    expect_twins<double>("models/falling-rod.hym", "falling-rod", 3.0, values);
+    expect_twins<float128>("models/falling-rod.hym", "falling-rod", 3.0, values);
+  }
+}
+
 }  // namespace
 }  // namespace hysim

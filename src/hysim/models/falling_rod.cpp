@@ -42,61 +42,69 @@ Model<S> make_falling_rod(const ParameterValues& values) {
   model.add_mode("far_end", at_rest, "end B reached the floor in flight: contact at B is not modelled, the run ends");
 
   // --- atoms on the state, with exact rates along a field value f = dq/dt ---------------
-  // y_A = y + l sin theta,  dy_A/dt = f_y + l cos theta f_theta.
+  // Every atom carries its rate as the model language derives it (Rod's rate helpers), so
+  // that models/falling-rod.hym is this model's twin to the last bit.
+  // y_A = y + l sin theta,  dy_A/dt = f_y + l (cos theta f_theta).
   const auto y_a = [rod] {
     return Guard<S>::atom("y_A", [rod](S, const S* q) { return rod.contact_point(q).y; }, Relation::kLessEqual,
-                          [rod](S, const S* q, const S* f) { return f[kRodY] + rod.lc(q) * f[kRodTheta]; });
+                          [rod](S, const S* q, const S* f) { return f[kRodY] + rod.ls_rate(q, f); });
   };
-  // v_Ay = vy + l cos theta omega,  dv_Ay/dt = f_vy + l cos theta f_omega - l sin theta omega f_theta.
+  // v_Ay = vy + l cos theta omega,  dv_Ay/dt = f_vy + (l (-(sin theta f_theta)) omega + l cos theta f_omega).
   const auto v_ay = [rod] {
     return Guard<S>::atom("v_Ay", [rod](S, const S* q) { return rod.contact_velocity(q).y; }, Relation::kLess,
-                          [rod](S, const S* q, const S* f) {
-                            return f[kRodVy] + rod.lc(q) * f[kRodOmega] - rod.ls(q) * q[kRodOmega] * f[kRodTheta];
-                          });
+                          [rod](S, const S* q, const S* f) { return rod.contact_velocity_rate(q, f).y; });
   };
   // y_B = y - l sin theta and v_By = vy - l cos theta omega, the far end.
   auto y_b = Guard<S>::atom("y_B", [rod](S, const S* q) { return rod.far_end_point(q).y; }, Relation::kLessEqual,
-                            [rod](S, const S* q, const S* f) { return f[kRodY] - rod.lc(q) * f[kRodTheta]; });
+                            [rod](S, const S* q, const S* f) { return f[kRodY] - rod.ls_rate(q, f); });
   auto v_by = Guard<S>::atom("v_By", [rod](S, const S* q) { return rod.far_end_velocity(q).y; }, Relation::kLess,
                              [rod](S, const S* q, const S* f) {
-                               return f[kRodVy] - rod.lc(q) * f[kRodOmega] + rod.ls(q) * q[kRodOmega] * f[kRodTheta];
+                               return f[kRodVy] - (rod.lc_rate(q, f) * q[kRodOmega] + rod.lc(q) * f[kRodOmega]);
                              });
   const auto theta_zero = [] {
     return Guard<S>::atom("theta", [](S, const S* q) { return q[kRodTheta]; }, Relation::kLessEqual,
                           [](S, const S*, const S* f) { return f[kRodTheta]; });
   };
-  // |v_Ax| - v_th, v_Ax = vx - l sin theta omega; rate sign(v_Ax) (f_vx - l sin theta f_omega - l cos theta omega f_theta).
+  // |v_Ax| - v_th, v_Ax = vx - l sin theta omega; rate sign(v_Ax) dv_Ax/dt.
   // Across a jump it reads +v_th (as if |v_Ax| = 2 v_th): a stick is decided on the state a
   // mode reaches, never on a tentative jump (the header says why).
   auto slow_slip = Guard<S>::atom(
       "|v_Ax| - v_th", [rod](S, const S* q) { return abs(rod.contact_velocity(q).x) - rod.v_th; }, Relation::kLess,
-      [rod](S, const S* q, const S* f) {
-        const S v = rod.contact_velocity(q).x;
-        const S a = f[kRodVx] - rod.ls(q) * f[kRodOmega] - rod.lc(q) * q[kRodOmega] * f[kRodTheta];
-        return v > 0 ? a : (v < 0 ? -a : S(0));
-      },
+      [rod](S, const S* q, const S* f) { return Rod<S>::sign(rod.contact_velocity(q).x) * rod.contact_velocity_rate(q, f).x; },
       [rod](S, const S*, const S*) { return rod.v_th; });
 
   // --- force atoms: a continuous form (the mode's contact force at x) and a jump form (the
   // impulse P = m (v+ - v) of the tentative jump x -> x+; 003, Eq. 3 reads gamma(x, x+)) ---
+  // Their rates are those of the continuous forms (the jump forms are never located).
   const auto impulse = [rod](const S* q, const S* q_plus) {
     return Vec{rod.m * (q_plus[kRodVx] - q[kRodVx]), rod.m * (q_plus[kRodVy] - q[kRodVy])};
   };
   // a1 -> a2: |F_x| > mu F_n; across a jump |P_x| > mu P_y (the stuck impulse leaves the cone).
   auto beyond_cone = Guard<S>::atom(
       "|F_x| - mu F_n", [rod](S, const S* q) { const Vec f = rod.stuck_force(q); return abs(f.x) - rod.mu * f.y; },
-      Relation::kGreater, {},
+      Relation::kGreater,
+      [rod](S, const S* q, const S* f) {
+        const Vec d = rod.stuck_force_rate(q, f);
+        return Rod<S>::sign(rod.stuck_force(q).x) * d.x - rod.mu * d.y;
+      },
       [rod, impulse](S, const S* q, const S* q_plus) { const Vec p = impulse(q, q_plus); return abs(p.x) - rod.mu * p.y; });
   // a1 -> a0 and a2 -> a0: F_n < 0; across a jump P_y < 0 (the floor would have to pull).
   const auto normal_force = [rod, impulse](bool stuck) {
     return Guard<S>::atom(
         "F_n", [rod, stuck](S, const S* q) { return stuck ? rod.stuck_force(q).y : rod.sliding_force(q).y; },
-        Relation::kLess, {}, [impulse](S, const S* q, const S* q_plus) { return impulse(q, q_plus).y; });
+        Relation::kLess,
+        [rod, stuck](S, const S* q, const S* f) {
+          return stuck ? rod.stuck_force_rate(q, f).y : rod.sliding_normal_rate(q, f);
+        },
+        [impulse](S, const S* q, const S* q_plus) { return impulse(q, q_plus).y; });
   };
   // a2 -> a1 (with the slow slip): a1's force lies in the friction cone, mu F1_n - |F1_x| >= 0.
   auto holds = Guard<S>::atom(
       "mu F1_n - |F1_x|", [rod](S, const S* q) { const Vec f = rod.stuck_force(q); return rod.mu * f.y - abs(f.x); },
-      Relation::kGreaterEqual);
+      Relation::kGreaterEqual, [rod](S, const S* q, const S* f) {
+        const Vec d = rod.stuck_force_rate(q, f);
+        return rod.mu * d.y - Rod<S>::sign(rod.stuck_force(q).x) * d.x;
+      });
 
   // --- resets ---------------------------------------------------------------------------
   // Into a1: P = -W^{-1} v_A, then v_A+ = 0 set exactly.

@@ -158,6 +158,63 @@ struct Rod {
     return {mu * s * normal, normal};
   }
 
+  // --- rates along a field value f (dq/dt = f) -------------------------------------------
+  // Written as the model language derives them, by forward-mode differentiation
+  // (src/hysim/lang/expr.cpp, Graph::rate), so that models/falling-rod.hym is this model's
+  // twin to the last bit: (u v)' = u' v + u v', (u/v)' = u'/v - (u/v) v'/v, sin' = cos theta',
+  // cos' = -(sin theta'), |u|' = sign(u) u', constants and sign() have tangent 0.
+  static S sign(const S& v) { return v > 0 ? S(1) : (v < 0 ? S(-1) : S(0)); }
+  // d/dt (l sin theta) and d/dt (l cos theta).
+  S ls_rate(const S* q, const S* f) const { using std::cos; return l * (cos(q[kRodTheta]) * f[kRodTheta]); }
+  S lc_rate(const S* q, const S* f) const { using std::sin; return l * -(sin(q[kRodTheta]) * f[kRodTheta]); }
+  // d/dt of v_A = (vx - l s omega, vy + l c omega).
+  Vec contact_velocity_rate(const S* q, const S* f) const {
+    return {f[kRodVx] - (ls_rate(q, f) * q[kRodOmega] + ls(q) * f[kRodOmega]),
+            f[kRodVy] + (lc_rate(q, f) * q[kRodOmega] + lc(q) * f[kRodOmega])};
+  }
+  // d/dt of W and of det W.
+  struct MobilityRate {
+    S xx, xy, yy, det;
+  };
+  MobilityRate mobility_rate(const S* q, const S* f) const {
+    const S a = ls(q), b = lc(q), da = ls_rate(q, f), db = lc_rate(q, f);
+    const Mobility w = mobility(q);
+    MobilityRate d;
+    d.xx = (da * a + a * da) / J;
+    d.xy = (-da * b + -a * db) / J;
+    d.yy = (db * b + b * db) / J;
+    d.det = (d.xx * w.yy + w.xx * d.yy) - (d.xy * w.xy + w.xy * d.xy);
+    return d;
+  }
+  // d/dt (omega^2) and d/dt (g + omega^2 l s), the right-hand side's y component.
+  S omega2_rate(const S* q, const S* f) const { return f[kRodOmega] * q[kRodOmega] + q[kRodOmega] * f[kRodOmega]; }
+  S lift_rate(const S* q, const S* f) const {
+    const S w2 = q[kRodOmega] * q[kRodOmega];
+    return omega2_rate(q, f) * ls(q) + w2 * ls_rate(q, f);
+  }
+  // d/dt of a1's force F1 = W^{-1} (omega^2 l c, g + omega^2 l s).
+  Vec stuck_force_rate(const S* q, const S* f) const {
+    const Mobility w = mobility(q);
+    const MobilityRate d = mobility_rate(q, f);
+    const S w2 = q[kRodOmega] * q[kRodOmega];
+    const S bx = w2 * lc(q), by = g + w2 * ls(q);
+    const S dbx = omega2_rate(q, f) * lc(q) + w2 * lc_rate(q, f), dby = lift_rate(q, f);
+    const Vec force = stuck_force(q);
+    const S det = w.det();
+    const S dx = (d.yy * bx + w.yy * dbx) - (d.xy * by + w.xy * dby);
+    const S dy = (d.xx * by + w.xx * dby) - (d.xy * bx + w.xy * dbx);
+    return {dx / det - force.x * d.det / det, dy / det - force.y * d.det / det};
+  }
+  // d/dt of a2's normal force F_n (sigma is piecewise constant: its tangent is 0).
+  S sliding_normal_rate(const S* q, const S* f) const {
+    const Mobility w = mobility(q);
+    const MobilityRate d = mobility_rate(q, f);
+    const S sigma = slip_direction(q);
+    const S denominator = w.yy - mu * sigma * w.xy;
+    const S denominator_rate = d.yy - mu * sigma * d.xy;
+    return lift_rate(q, f) / denominator - sliding_force(q).y * denominator_rate / denominator;
+  }
+
   // x+ = x with the impulse P at A: v += P/m, omega += r_perp . P / J.
   void apply_impulse(const S* q, const Vec& p, S* q_plus) const {
     q_plus[kRodVx] = q[kRodVx] + p.x / m;
