@@ -212,5 +212,133 @@ TEST(ModelFileTwins, FallingRod) {
   }
 }
 
+
+// ---- diagnostics ----------------------------------------------------------------------------
+
+// The message of the ModelFileError that compiling `text` throws ("" when it compiles).
+std::string error_of(const std::string& text) {
+  try {
+    (void)lang::compile_text("bad.hym", text);
+  } catch (const lang::ModelFileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kHeader = "model m\nparameter k = 2\nstate x = 1, v = 0\n";
+
+TEST(ModelFileErrors, UnknownNameShowsTheLineACaretAndTheClosestName) {
+  const std::string message = error_of(kHeader + "mode a { der(x) = vv; der(v) = -k*x }\n");
+  EXPECT_TRUE(contains(message, "bad.hym:4:19: error: unknown name 'vv'; did you mean 'v'?")) << message;
+  EXPECT_TRUE(contains(message, "  mode a { der(x) = vv; der(v) = -k*x }\n                    ^")) << message;
+}
+
+TEST(ModelFileErrors, SyntaxErrorsSayWhatWasExpected) {
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = v; der(v) = -x }\na -> a hit [x < 0 { v := 0 }\n"),
+                       "bad.hym:5:19: error: expected ']' to close the guard of 'hit', found '{'"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = v; der(v) = -x }\na -> a hit [x < 0] { v = 0 }\n"),
+                       "a reset assigns with ':=', not '='"));
+  EXPECT_TRUE(contains(error_of("parameter k = 1\n"), "bad.hym:1:1: error: the file declares no model"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = 1 < x < 2 }"), "comparisons do not chain"));
+  EXPECT_TRUE(contains(error_of(kHeader + "let y = (((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+                                          "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
+                                          "(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1"),
+                       "nested deeper than"));
+  EXPECT_TRUE(contains(error_of(kHeader + "let y = \"open\nmode a"), "unterminated string"));
+  EXPECT_TRUE(contains(error_of(kHeader + "let y = 2x"), "malformed number"));
+}
+
+TEST(ModelFileErrors, SemanticErrorsNameTheCulprit) {
+  const std::string mode = "mode a { der(x) = v; der(v) = -x }\n";
+  EXPECT_TRUE(contains(error_of(kHeader + mode + mode), "bad.hym:5:6: error: mode 'a' is declared twice (line 4)"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(k) = 1; der(x) = v; der(v) = -x }\n"),
+                       "der() applies to states; 'k' is a parameter"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = v }\n"),
+                       "mode 'a' gives no derivative for state 'v'"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "a -> a hit [x + 1] { v := 0 }\n"),
+                       "a guard must be a condition (comparisons joined with &&, || and !), found a number"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "a -> a hit [x < 0] { k := 0 }\n"), "a reset applies to states; 'k' is a parameter"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "a -> b hit [x < 0]\n"), "unknown mode 'b'; did you mean 'a'?"));
+  EXPECT_TRUE(contains(error_of(kHeader + "let p = q + 1\nlet q = p * 2\n" + mode), "recursion among let names: p -> q -> p"));
+  EXPECT_TRUE(contains(error_of("model m\nparameter k = 1e999\nstate x = 0\nmode a { der(x) = k }\n"),
+                       "bad.hym:2:15: error: parameter 'k' = 1e999 is not a finite number"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "a -> a hit [x == 0]\n"), "cannot be located in time"));
+  EXPECT_TRUE(contains(error_of(kHeader + "state t = 0\n" + mode), "'t' is a keyword"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = prior(v); der(v) = -x }\n"),
+                       "prior() reads the state before a jump; it has a meaning in guards only"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = sqrt(v, x); der(v) = -x }\n"), "sqrt() takes 1 argument, found 2"));
+  EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = sine(v); der(v) = -x }\n"),
+                       "unknown function 'sine'; did you mean 'sin'?"));
+  EXPECT_TRUE(contains(error_of(kHeader + "state y = x\n" + mode), "initial values and requirements depend on parameters only"));
+  // Every error is reported, not only the first.
+  const std::string both = error_of(kHeader + "mode a { der(x) = w; der(v) = z }\n");
+  EXPECT_TRUE(contains(both, "unknown name 'w'") && contains(both, "unknown name 'z'")) << both;
+}
+
+TEST(ModelFileErrors, WarningsAndBuildTimeChecks) {
+  const auto spec = lang::compile_text("warn.hym", kHeader + "mode a { der(x) = v; der(v) = -x }\n"
+                                                             "mode b { der(x) = 0; der(v) = 0 }\n");
+  EXPECT_TRUE(contains(spec.warning_text, "warn.hym:5:6: warning: mode 'b' is unreachable from the initial mode"));
+  const auto entry = lang::model_entry(std::make_shared<const lang::ModelSpec>(lang::compile_text(
+      "req.hym", "model m\nparameter z = 0\nstate x = 1\nlet c = 1/z\nrequire z >= 0 \"z is a distance\"\n"
+                 "mode a { der(x) = c }\n")));
+  ParameterValues values = entry.default_values();
+  try {
+    (void)entry.make<double>(values);
+    ADD_FAILURE() << "a let of parameters that is infinite must be refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_TRUE(contains(e.what(), "req.hym:4:5: let 'c' of model 'm' is inf")) << e.what();
+  }
+  values.set("z", "-1");
+  try {
+    (void)entry.make<double>(values);
+    ADD_FAILURE() << "a broken requirement must be refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_TRUE(contains(e.what(), "req.hym:5:1: model 'm' requires z >= 0 (z is a distance)")) << e.what();
+  }
+}
+
+// ---- semantics --------------------------------------------------------------------------------
+
+// A guard's negation is pushed to its atoms (De Morgan, 004 Algorithm 1): !(x > 0 && v > 0)
+// becomes x <= 0 || v <= 0, and the rates of the atoms are the exact derivatives along f.
+TEST(ModelFileSemantics, DeMorganAndRates) {
+  const auto spec = lang::compile_text("m.hym", kHeader + "mode a { der(x) = v; der(v) = -k*x }\n"
+                                                          "a -> a hit [!(x > 0 && k*v*v > 1)]\n");
+  ASSERT_EQ(spec.transitions.size(), 1u);
+  const auto& tr = spec.transitions[0];
+  EXPECT_EQ(tr.guard.back().kind, lang::GuardNode::Kind::kOr);
+  ASSERT_EQ(tr.atoms.size(), 2u);
+  EXPECT_EQ(tr.atoms[0].relation, Relation::kLessEqual);
+  EXPECT_EQ(tr.atoms[1].relation, Relation::kLessEqual);
+  EXPECT_EQ(spec.print(tr.atoms[1].e), "k*v*v - 1");
+  EXPECT_EQ(spec.print(tr.atoms[1].rate), "k*der(v)*v + k*v*der(v)");
+  // Evaluated: e = k v^2 - 1, de/dt = 2 k v f_v, at x = 1, v = 3, f = (3, -2).
+  const Model<double> model = lang::build_model<double>(spec, ParameterValues("m", {{"k", "2", ""}}));
+  const auto& atom = model.modes[0].transitions[0].guard.atoms()[1];
+  const double x[] = {1.0, 3.0};
+  const double f[] = {3.0, -2.0};
+  EXPECT_EQ(atom.e(0.0, x), 17.0);
+  EXPECT_EQ(atom.rate(0.0, x, f), -24.0);
+}
+
+TEST(ModelFileSemantics, ConditionalInitialModeAndResetsReadTheAPrioriState) {
+  const std::string text = "model m\nparameter v0 = 0\nstate x = 0, v = v0\n"
+                           "mode rest { der(x) = 0; der(v) = 0 }\nmode move { der(x) = v; der(v) = 0 }\n"
+                           "initial rest [v == 0]\ninitial move\n"
+                           "move -> move swap [x >= 1] { x := v; v := x }\n";
+  const auto entry = lang::model_entry(std::make_shared<const lang::ModelSpec>(lang::compile_text("m.hym", text)));
+  ParameterValues values = entry.default_values();
+  EXPECT_EQ(entry.make<double>(values).initial_mode, 0);
+  values.set("v0", "2");
+  const Model<double> model = entry.make<double>(values);
+  EXPECT_EQ(model.initial_mode, 1);
+  const double pre[] = {1.0, 2.0};
+  double post[] = {1.0, 2.0};
+  model.modes[1].transitions[0].reset(0.0, pre, post);
+  EXPECT_EQ(post[0], 2.0);  // x := v (a priori)
+  EXPECT_EQ(post[1], 1.0);  // v := x (a priori, not the new x)
+}
+
 }  // namespace
 }  // namespace hysim

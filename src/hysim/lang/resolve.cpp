@@ -179,7 +179,11 @@ class Resolver {
 
   void resolve_lets() {
     for (std::size_t i = 0; i < syntax_.lets.size(); ++i) {
-      if (names_.at(syntax_.lets[i].name).kind != NameKind::kLet) continue;  // a duplicate
+      const auto declared = names_.find(syntax_.lets[i].name);  // absent or another: a reported clash
+      if (declared == names_.end() || declared->second.kind != NameKind::kLet ||
+          declared->second.index != static_cast<int>(i)) {
+        continue;
+      }
       (void)let_value(static_cast<int>(i), syntax_.lets[i].where);
       const LetState& s = lets_[i];
       if (s.status == LetState::kDone && !s.value.boolean) spec_.lets.push_back({syntax_.lets[i].name, s.value.id, syntax_.lets[i].where});
