@@ -94,8 +94,7 @@ TEST(ModelFileTwins, Grazing) {
 }
 
 // The file declares the C++ model's parameters (names, defaults, meanings) and presets
-// (values, t_end, descriptions); a preset name's '-' is spelled '_' in a file, whose names
-// are identifiers.
+// (names, values, t_end, descriptions).
 void expect_same_interface(const std::string& file, const std::string& builtin) {
   const ModelEntry twin = lang::load_model_file(shipped(file));
   const ModelEntry& cpp = find_model(builtin);
@@ -107,8 +106,7 @@ void expect_same_interface(const std::string& file, const std::string& builtin) 
   }
   ASSERT_EQ(twin.presets.size(), cpp.presets.size()) << file;
   for (std::size_t i = 0; i < cpp.presets.size(); ++i) {
-    std::string name = cpp.presets[i].name;
-    std::replace(name.begin(), name.end(), '-', '_');
+    const std::string& name = cpp.presets[i].name;
     EXPECT_EQ(twin.presets[i].name, name) << file;
     EXPECT_EQ(twin.presets[i].description, cpp.presets[i].description) << name;
     EXPECT_EQ(twin.presets[i].values, cpp.presets[i].values) << name;

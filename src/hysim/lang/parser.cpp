@@ -98,6 +98,12 @@ class Parser {
   }
 
  private:
+  // `second` starts where `first` ends, on the same line.
+  static bool adjacent(const Token& first, const Token& second) {
+    return first.where.line == second.where.line &&
+           second.where.column == first.where.column + static_cast<int>(first.text.size());
+  }
+
   const Token& peek(std::size_t ahead = 0) const {
     const std::size_t i = std::min(at_ + ahead, tokens_.size() - 1);
     return tokens_[i];
@@ -242,6 +248,13 @@ class Parser {
     const Token& name = expect(TokenKind::kName, "the preset's name");
     p.name = name.text;
     p.where = name.where;
+    // A preset's name may hold hyphens written without spaces, as on the command line
+    // (--preset from-rest).
+    while (at(TokenKind::kMinus) && adjacent(tokens_[at_ - 1], peek()) && peek(1).kind == TokenKind::kName &&
+           adjacent(peek(), peek(1))) {
+      next();
+      p.name += "-" + next().text;
+    }
     if (at(TokenKind::kString)) p.description = next().text;
     expect(TokenKind::kLeftBrace, "'{' to open the preset's values");
     while (!accept(TokenKind::kRightBrace)) {
