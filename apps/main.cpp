@@ -18,6 +18,7 @@
 #include "apps/commands.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/verbosity.hpp"
+#include "hysim/lang/source.hpp"
 #include "hysim/peers/peers.hpp"
 
 int main(int argc, char** argv) {
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
     for (const auto& command : commands) {
       if (command.parser->parsed()) return command.execute();
     }
+    return 2;
+  } catch (const hysim::lang::ModelFileError& e) {
+    std::cerr << e.what() << "\n";  // file:line:column: error: ..., with the line and a caret
     return 2;
   } catch (const hysim::InvalidArgument& e) {
     std::cerr << "hysim: error: " << e.what() << "\n";

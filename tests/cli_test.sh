@@ -17,7 +17,9 @@
 #     the documented columns and keys, and bisection misses no event and finds none spurious;
 #   - `reproduce pwm-table1` prints the four rows of 004, Table 1 and our rows;
 #   - `workprecision` on a tiny sweep writes the CSV and the gnuplot script, and the PNG when
-#     gnuplot is installed (without it: a note, exit 0); scripts/plot_steps.gp draws a step log.
+#     gnuplot is installed (without it: a note, exit 0); scripts/plot_steps.gp draws a step log;
+#   - model files: `run`, `check` and `list` take a file; a bad file exits 2 with
+#     file:line:column and a caret, and writes nothing.
 # Usage: cli_test.sh PATH_TO_HYSIM. Exit status 1 when any check fails.
 set -u
 
@@ -241,6 +243,29 @@ done
 check "-v exits 0" test $? -eq 0
 check "-v logs transitions on stderr (event 1)" grep -q "event 1 " "$TMP/verbose.err"
 check "-v logs the first transition s1 -> s3" grep -q "s1 -> s3" "$TMP/verbose.err"
+
+# --- model files ----------------------------------------------------------------------------
+# A model file runs like the built-in model it twins, to the same bits; a bad file exits 2 with
+# file:line:column and a caret on stderr, writes nothing and creates no output directory.
+MODELS=$(cd "$(dirname "$0")/../models" && pwd)
+"$HYSIM" run "$MODELS/pwm-servo.hym" --t-end 1 --out "$TMP/file-pwm" >/dev/null 2>"$TMP/file.err"
+check "run FILE.hym exits 0" test $? -eq 0
+first_file=$(sed -n 2p "$TMP/file-pwm/events.csv" 2>/dev/null | cut -d, -f2-)
+first_builtin=$(sed -n 2p "$TMP/double/events.csv" 2>/dev/null | cut -d, -f2-)
+check "the file's first event equals the built-in model's ($first_builtin)" test "$first_file" = "$first_builtin"
+check "check FILE.hym exits 0" "$HYSIM" check "$MODELS/pwm-servo.hym"
+"$HYSIM" list "$MODELS/pwm-servo.hym" >"$TMP/list-file.out" 2>&1
+check "list FILE.hym prints the transitions" grep -q "s1 -> s3  p3" "$TMP/list-file.out"
+printf 'model m\nstate x = 1\nmode a { der(x) = y }\n' >"$TMP/bad.hym"
+"$HYSIM" run "$TMP/bad.hym" --out "$TMP/bad-out" >"$TMP/bad.out" 2>"$TMP/bad.err"
+check "a bad model file exits 2" test $? -eq 2
+check "a bad model file names file:line:column" grep -q "bad.hym:3:19: error: unknown name 'y'" "$TMP/bad.err"
+check "a bad model file shows a caret" grep -q "^ *\^$" "$TMP/bad.err"
+check "a bad model file prints nothing on stdout" test ! -s "$TMP/bad.out"
+check "a bad model file creates no output directory" test ! -e "$TMP/bad-out"
+"$HYSIM" run "$TMP/missing.hym" >/dev/null 2>"$TMP/missing.err"
+check "a missing model file exits 2" test $? -eq 2
+check "a missing model file is named" grep -q "missing.hym" "$TMP/missing.err"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ] || exit 1

@@ -465,7 +465,9 @@ class Resolver {
         continue;
       }
       seen[static_cast<std::size_t>(s)] = true;
-      number(*eq.value, Context::kField, &(*field)[static_cast<std::size_t>(s)], "der(" + eq.state + ")");
+      if (!number(*eq.value, Context::kField, &(*field)[static_cast<std::size_t>(s)], "der(" + eq.state + ")")) {
+        (*field)[static_cast<std::size_t>(s)] = spec_.graph.constant("0");  // reported; no follow-up error
+      }
     }
   }
 
