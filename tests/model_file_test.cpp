@@ -364,5 +364,76 @@ TEST(ModelFileSemantics, ConditionalInitialModeAndResetsReadTheAPrioriState) {
   EXPECT_EQ(post[1], 1.0);  // v := x (a priori, not the new x)
 }
 
+// ---- switches inside a field ----------------------------------------------------------------
+
+Model<double> model_of(const std::string& text) {
+  const auto entry = lang::model_entry(std::make_shared<const lang::ModelSpec>(lang::compile_text("m.hym", text)));
+  return entry.make<double>(entry.default_values());
+}
+
+// A relay without hysteresis around the triple lag 1/(s+1)^3 (a limit cycle at omega = sqrt 3),
+// written once with an `if` in the field and once with two explicit modes: the compiler's
+// split gives the explicit model's events, to the bit, and names the parts loop[+] (y < 0
+// holds) and loop[-].
+TEST(ModelFileSwitches, AnIfInAFieldIsLocatedLikeExplicitModes) {
+  const std::string head = "model relay\nparameter d = 1\nstate y = 0.5, z = 0, w = 0\n"
+                           "flow { der(y) = z - y; der(z) = w - z }\n";
+  const Model<double> implicit = model_of(head + "mode loop { der(w) = (if y < 0 then d else -d) - w }\n");
+  const Model<double> explicit_modes = model_of(head + "mode minus { der(w) = -d - w }\nmode plus { der(w) = d - w }\n"
+                                                       "minus -> plus on [y < 0]\nplus -> minus off [y >= 0]\n");
+  ASSERT_EQ(implicit.modes.size(), 2u);
+  EXPECT_EQ(implicit.modes[0].name, "loop[-]");
+  EXPECT_EQ(implicit.modes[1].name, "loop[+]");
+  EXPECT_EQ(implicit.initial_mode, 0);  // y0 = 0.5: y < 0 fails
+  SimulationOptions options;
+  options.t_end = 20;
+  const auto a = testing::collect(implicit, options);
+  const auto b = testing::collect(explicit_modes, options);
+  ASSERT_GE(a.rows.size(), 10u);
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  for (std::size_t i = 0; i < a.rows.size(); ++i) {
+    EXPECT_EQ(a.rows[i].t, b.rows[i].t) << "event " << i;
+    EXPECT_EQ(a.rows[i].to, b.rows[i].to) << "event " << i;  // plus/loop[+] is mode 1 in both
+    EXPECT_EQ(a.rows[i].guard, "switch1");
+  }
+  // Stepped across instead (stepped()), the same loop records no event at all.
+  const auto c = testing::collect(model_of(head + "mode loop { der(w) = stepped(if y < 0 then d else -d) - w }\n"), options);
+  EXPECT_TRUE(c.rows.empty());
+}
+
+// x' = 1 - 2 sign(x) pushes x towards 0 from both sides: the split makes x = 0 a surface that
+// both parts drive into, and the engine slides on it (Filippov: x' = 0) instead of chattering.
+TEST(ModelFileSwitches, ASignInAFieldBecomesASlidingSurface) {
+  const Model<double> model = model_of("model m\nstate x = 1\nmode a { der(x) = 1 - 2*sign(x) }\n");
+  SimulationOptions options;
+  options.t_end = 5;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, true, &result);
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_NEAR(run.rows[0].t, 1.0, 1e-12);  // x = 1 - t reaches 0 at t = 1
+  bool slides = false;
+  for (const auto& row : run.rows) slides = slides || row.kind == TransitionClass::kSliding;
+  EXPECT_TRUE(slides);
+  EXPECT_LT(run.rows.size(), 5u);  // no chattering
+  EXPECT_NEAR(run.samples.back().x[0], 0.0, 1e-12);
+}
+
+// abs, min and max freeze to the branch each part stands for.
+TEST(ModelFileSwitches, AbsMinMaxFreezeTheirBranches) {
+  const Model<double> model = model_of("model m\nparameter c = 2\nstate x = 1, y = 3\n"
+                                       "mode a { der(x) = abs(x); der(y) = min(x, y) + max(y, c) }\n");
+  ASSERT_EQ(model.modes.size(), 8u);  // x >= 0, y < x, y < c (max(y, c): y < c)
+  const double state[] = {-1.0, 3.0};
+  for (const auto& mode : model.modes) {
+    double f[2];
+    mode.field(0.0, state, f);
+    const bool x_nonnegative = mode.name[2] == '+';
+    const bool y_below_x = mode.name[3] == '+';
+    const bool y_below_c = mode.name[4] == '+';
+    EXPECT_EQ(f[0], x_nonnegative ? -1.0 : 1.0) << mode.name;
+    EXPECT_EQ(f[1], (y_below_x ? 3.0 : -1.0) + (y_below_c ? 2.0 : 3.0)) << mode.name;
+  }
+}
+
 }  // namespace
 }  // namespace hysim

@@ -19,6 +19,7 @@ constexpr FunctionInfo kFunctions[] = {
     {"cos", Op::kCos, 1},     {"tan", Op::kTan, 1},     {"asin", Op::kAsin, 1},   {"acos", Op::kAcos, 1},
     {"atan", Op::kAtan, 1},   {"atan2", Op::kAtan2, 2}, {"sinh", Op::kSinh, 1},   {"cosh", Op::kCosh, 1},
     {"tanh", Op::kTanh, 1},   {"floor", Op::kFloor, 1}, {"ceil", Op::kCeil, 1},
+    {"stepped", Op::kStepped, 1},
 };
 
 }  // namespace
@@ -253,6 +254,7 @@ NodeId Graph::derivative(NodeId id, int wrt, std::map<NodeId, NodeId>* memo) {
     case Op::kSinh: result = product(apply(Op::kCosh, {arg(0)}), d(0)); break;
     case Op::kCosh: result = product(apply(Op::kSinh, {arg(0)}), d(0)); break;
     case Op::kTanh: result = product(difference(one, product(id, id)), d(0)); break;
+    case Op::kStepped: result = d(0); break;
     case Op::kSelect: {
       const NodeId a = d(1);
       const NodeId b = d(2);

@@ -31,6 +31,7 @@ enum class Op : std::uint8_t {
   kNegate, kAdd, kSubtract, kMultiply, kDivide, kPower,
   kAbs, kSign, kMin, kMax, kSqrt, kExp, kLog, kSin, kCos, kTan, kAsin, kAcos, kAtan, kAtan2,
   kSinh, kCosh, kTanh, kFloor, kCeil,
+  kStepped,  // stepped(a) = a, whose switches (if, abs, ...) are stepped across, not located
   kSelect,  // if args[0] then args[1] else args[2]; args[0] is boolean
   // boolean (values 1 and 0 on the tape)
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kAnd, kOr, kNot,

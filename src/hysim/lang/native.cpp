@@ -223,6 +223,7 @@ class Emitter {
     }
     switch (node.op) {
       case Op::kNegate: return "-" + a[0];
+      case Op::kStepped: return a[0];
       case Op::kAdd: return a[0] + " + " + a[1];
       case Op::kSubtract: return a[0] + " - " + a[1];
       case Op::kMultiply: return a[0] + " * " + a[1];

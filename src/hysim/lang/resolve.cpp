@@ -70,6 +70,7 @@ class Resolver {
     resolve_presets();
     if (!errors_.empty()) throw ModelFileError(source_, std::move(errors_));
     warn_unreachable();
+    split_switching_modes(&spec_);
     for (const auto& w : spec_.warnings) spec_.warning_text += render(source_, w);
     return std::move(spec_);
   }

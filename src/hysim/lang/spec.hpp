@@ -124,6 +124,11 @@ struct ModelSpec {
   std::string print(NodeId id) const;
 };
 
+// Splits each mode whose field switches (if, abs, sign, min, max of the state or t) into one
+// mode per combination of branches joined by implicit transitions, so that the engine locates
+// the switches (lang/split.cpp). Called by resolve().
+void split_switching_modes(ModelSpec* spec);
+
 // Resolves names and checks the model; throws ModelFileError listing every error found.
 ModelSpec resolve(const SourceText& source, const ModelSyntax& syntax);
 

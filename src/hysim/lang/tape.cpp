@@ -84,6 +84,7 @@ inline R apply_op(Op op, R a, R b, R c) {
     case Op::kTanh: return Math::tanh(a);
     case Op::kFloor: return Math::floor(a);
     case Op::kCeil: return Math::ceil(a);
+    case Op::kStepped: return a;
     case Op::kSelect: return a != R(0) ? b : c;
     case Op::kLess: return R(a < b);
     case Op::kLessEqual: return R(a <= b);

@@ -1,0 +1,247 @@
+// Switches inside a field become located events (docs/model-language.md, "Switches inside a
+// field"). A field that reads `if c then a else b`, or sign, abs, min or max of the state or
+// of t, is discontinuous (or not smooth) where the condition changes; a Runge-Kutta step
+// across that surface loses its order and the switch goes unrecorded (sundials #881, scipy
+// #18039). The compiler splits such a mode m into one mode per combination of the branches,
+// m[+-...] (one sign per condition: + holds, - fails), whose field has every branch frozen, and joins them by implicit transitions
+// whose guards are the conditions: the engine then locates each switch one-sidedly like any
+// other event (transition label switch1, switch2...), and a surface that both neighbours push towards becomes a sliding mode
+// (Filippov), as with explicit modes.
+//
+//   construct      condition c            frozen when c holds / fails
+//   if c then a else b   c                 a / b
+//   abs(a)          a >= 0                a / -a
+//   sign(a)         a >= 0                1 / -1
+//   min(a, b)       b < a                 b / a        (std::min's tie rule)
+//   max(a, b)       a < b                 b / a        (std::max's tie rule)
+//
+// Transitions into m enter m[all conditions false]; when the state there satisfies some
+// condition, the implicit transition fires at once and the chain moves on (the intermediate
+// mode is mythical, 003), so the right branch is reached within the event. The initial mode
+// is chosen by the conditions at the initial state. User transitions out of m are copied to
+// every part, before the implicit ones (they keep their priority).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "hysim/lang/spec.hpp"
+
+namespace hysim::lang {
+
+namespace {
+
+// More switching functions than this in one mode would make 2^k modes: the mode is left whole
+// (its switches stepped across) and a warning says so.
+constexpr int kMaxSwitches = 5;
+
+class Splitter {
+ public:
+  explicit Splitter(ModelSpec* spec) : spec_(*spec), g_(spec->graph) {}
+
+  void run() {
+    std::vector<ModeSpec> modes;
+    std::vector<std::vector<int>> parts(spec_.modes.size());  // old mode -> new indices
+    std::vector<std::vector<NodeId>> conditions(spec_.modes.size());
+    for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
+      const ModeSpec& mode = spec_.modes[m];
+      std::vector<NodeId> found;
+      if (!mode.algebraic) found = switches_of(mode.field);
+      if (static_cast<int>(found.size()) > kMaxSwitches) {
+        spec_.warnings.push_back(Diagnostic{Severity::kWarning, mode.where,
+                                            "mode '" + mode.name + "' switches on " + std::to_string(found.size()) +
+                                                " conditions; more than " + std::to_string(kMaxSwitches) +
+                                                " are stepped across, not located (write them as modes)"});
+        found.clear();
+      }
+      conditions[m] = found;
+      if (found.empty()) {
+        parts[m].push_back(static_cast<int>(modes.size()));
+        modes.push_back(mode);
+        continue;
+      }
+      for (unsigned bits = 0; bits < (1u << found.size()); ++bits) {
+        ModeSpec part = mode;
+        std::map<NodeId, bool> branch;
+        std::string signs, label;
+        for (std::size_t j = 0; j < found.size(); ++j) {
+          const bool holds = (bits >> j) & 1u;
+          branch[found[j]] = holds;
+          signs += holds ? '+' : '-';
+          label += (j ? ", " : "") + condition_text(found[j], holds);
+        }
+        part.name = mode.name + "[" + signs + "]";  // one sign per condition: + holds, - fails
+        part.description = mode.description + (mode.description.empty() ? "" : "; ") + "while " + label;
+        std::map<NodeId, NodeId> memo;
+        for (NodeId& d : part.field) d = freeze(d, branch, &memo);
+        parts[m].push_back(static_cast<int>(modes.size()));
+        modes.push_back(std::move(part));
+      }
+    }
+    if (modes.size() == spec_.modes.size()) return;  // nothing switches
+
+    std::vector<TransitionSpec> transitions;
+    for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
+      for (std::size_t p = 0; p < parts[m].size(); ++p) {
+        for (const TransitionSpec& tr : spec_.transitions) {
+          if (tr.from != static_cast<int>(m)) continue;
+          TransitionSpec copy = tr;
+          copy.from = parts[m][p];
+          copy.to = parts[static_cast<std::size_t>(tr.to)][0];
+          transitions.push_back(std::move(copy));
+        }
+        for (std::size_t j = 0; j < conditions[m].size(); ++j) {  // the implicit switches
+          const bool holds = (p >> j) & 1u;
+          TransitionSpec sw;
+          sw.from = parts[m][p];
+          sw.to = parts[m][p ^ (std::size_t{1} << j)];
+          sw.label = "switch" + std::to_string(j + 1);
+          sw.where = spec_.modes[m].where;
+          guard_of(conditions[m][j], holds, &sw);  // fires when the condition flips
+          transitions.push_back(std::move(sw));
+        }
+      }
+    }
+    std::vector<ModelSpec::Initial> initial;
+    for (const auto& i : spec_.initial) {
+      const auto m = static_cast<std::size_t>(i.mode);
+      for (std::size_t p = 0; p < parts[m].size(); ++p) {
+        NodeId condition = i.condition;
+        for (std::size_t j = 0; j < conditions[m].size(); ++j) {
+          const NodeId c = (p >> j) & 1u ? conditions[m][j] : g_.apply(Op::kNot, {conditions[m][j]});
+          condition = condition < 0 ? c : g_.apply(Op::kAnd, {condition, c});
+        }
+        initial.push_back(ModelSpec::Initial{parts[m][p], condition, i.where});
+      }
+    }
+    if (spec_.zeno) spec_.zeno->mode = parts[static_cast<std::size_t>(spec_.zeno->mode)][0];
+    spec_.modes = std::move(modes);
+    spec_.transitions = std::move(transitions);
+    spec_.initial = std::move(initial);
+  }
+
+ private:
+  // The conditions a field switches on, in order of first appearance.
+  std::vector<NodeId> switches_of(const std::vector<NodeId>& field) {
+    std::vector<NodeId> found;
+    std::set<NodeId> seen;
+    std::vector<NodeId> pending(field.rbegin(), field.rend());
+    while (!pending.empty()) {
+      const NodeId id = pending.back();
+      pending.pop_back();
+      if (!seen.insert(id).second || g_.is_constant(id)) continue;
+      const Node node = g_[id];
+      if (node.op == Op::kStepped) continue;  // the user asked for these switches to be stepped across
+      const NodeId c = condition_of(node);
+      if (c >= 0 && !g_.is_constant(c) && locatable(c) &&
+          std::find(found.begin(), found.end(), c) == found.end()) {
+        found.push_back(c);
+      }
+      for (auto a = node.args.rbegin(); a != node.args.rend(); ++a) pending.push_back(*a);
+    }
+    return found;
+  }
+
+  // The condition a switching construct branches on, or -1.
+  NodeId condition_of(const Node& node) {
+    const NodeId zero = g_.constant("0");
+    switch (node.op) {
+      case Op::kSelect: return node.args[0];
+      case Op::kAbs:
+      case Op::kSign: return g_.apply(Op::kGreaterEqual, {node.args[0], zero});
+      case Op::kMin: return g_.apply(Op::kLess, {node.args[1], node.args[0]});
+      case Op::kMax: return g_.apply(Op::kLess, {node.args[0], node.args[1]});
+      default: return -1;
+    }
+  }
+
+  // Conditions made of <, <=, >, >= joined by &&, || and !: the engine can locate them.
+  bool locatable(NodeId c) const {
+    const Node& n = g_[c];
+    switch (n.op) {
+      case Op::kLess: case Op::kLessEqual: case Op::kGreater: case Op::kGreaterEqual: return true;
+      case Op::kAnd: case Op::kOr: return locatable(n.args[0]) && locatable(n.args[1]);
+      case Op::kNot: return locatable(n.args[0]);
+      default: return false;
+    }
+  }
+
+  // The field with each switching construct replaced by its branch.
+  NodeId freeze(NodeId id, const std::map<NodeId, bool>& branch, std::map<NodeId, NodeId>* memo) {
+    if (g_.is_constant(id)) return id;
+    if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
+    const Node node = g_[id];
+    if (node.op == Op::kStepped) return id;
+    std::vector<NodeId> args;
+    for (NodeId a : node.args) args.push_back(freeze(a, branch, memo));
+    NodeId result = -1;
+    const NodeId c = condition_of(node);
+    const auto chosen = c >= 0 ? branch.find(c) : branch.end();
+    if (chosen != branch.end()) {
+      const bool holds = chosen->second;
+      switch (node.op) {
+        case Op::kSelect: result = holds ? args[1] : args[2]; break;
+        case Op::kAbs: result = holds ? args[0] : g_.apply(Op::kNegate, {args[0]}); break;
+        case Op::kSign: result = g_.constant(holds ? "1" : "-1"); break;
+        case Op::kMin: case Op::kMax: result = holds ? args[1] : args[0]; break;
+        default: break;
+      }
+    }
+    if (result < 0) result = node.args.empty() ? id : g_.apply(node.op, std::move(args));
+    memo->emplace(id, result);
+    return result;
+  }
+
+  static Relation relation_of(Op op) {
+    switch (op) {
+      case Op::kLess: return Relation::kLess;
+      case Op::kLessEqual: return Relation::kLessEqual;
+      case Op::kGreater: return Relation::kGreater;
+      default: return Relation::kGreaterEqual;
+    }
+  }
+
+  // Adds the guard "c" (or "!c" when `negate`) to tr, De Morgan's rules pushing the negation
+  // to the comparisons; returns the node index.
+  int guard_of(NodeId c, bool negate, TransitionSpec* tr) {
+    const Node n = g_[c];
+    if (n.op == Op::kNot) return guard_of(n.args[0], !negate, tr);
+    if (n.op == Op::kAnd || n.op == Op::kOr) {
+      const int a = guard_of(n.args[0], negate, tr);
+      const int b = guard_of(n.args[1], negate, tr);
+      const bool conjunction = (n.op == Op::kAnd) != negate;
+      tr->guard.push_back(GuardNode{conjunction ? GuardNode::Kind::kAnd : GuardNode::Kind::kOr, -1, {a, b}});
+      return static_cast<int>(tr->guard.size()) - 1;
+    }
+    AtomSpec atom;
+    const NodeId a = n.args[0];
+    const NodeId b = n.args[1];
+    atom.e = g_[b].op == Op::kConstant && g_[b].text == "0" ? a : g_.apply(Op::kSubtract, {a, b});
+    atom.relation = negate ? negated(relation_of(n.op)) : relation_of(n.op);
+    atom.rate = g_.rate(atom.e);
+    atom.name = spec_.print(atom.e);
+    tr->atoms.push_back(std::move(atom));
+    tr->guard.push_back(GuardNode{GuardNode::Kind::kAtom, static_cast<int>(tr->atoms.size()) - 1, {}});
+    return static_cast<int>(tr->guard.size()) - 1;
+  }
+
+  // "x > 0" when the condition holds, "x <= 0" when a comparison fails, "!(...)" otherwise.
+  std::string condition_text(NodeId c, bool holds) {
+    const Node& n = g_[c];
+    if (holds) return spec_.print(c);
+    static const std::map<Op, Op> kFlip = {{Op::kLess, Op::kGreaterEqual}, {Op::kLessEqual, Op::kGreater},
+                                           {Op::kGreater, Op::kLessEqual}, {Op::kGreaterEqual, Op::kLess}};
+    if (const auto flip = kFlip.find(n.op); flip != kFlip.end()) {
+      return spec_.print(g_.apply(flip->second, {n.args[0], n.args[1]}));
+    }
+    return "!(" + spec_.print(c) + ")";
+  }
+
+  ModelSpec& spec_;
+  Graph& g_;
+};
+
+}  // namespace
+
+void split_switching_modes(ModelSpec* spec) { Splitter(spec).run(); }
+
+}  // namespace hysim::lang
