@@ -66,6 +66,12 @@ void add_simulation_options(CLI::App* command, SimulationOptions* options, std::
   }
 }
 
+void add_reference_option(CLI::App* command, ModelChoice* choice) {
+  command->add_option("--reference", choice->reference_file,
+                      "measure against the events.csv of an earlier run (e.g. --scalar float128 with tight "
+                      "tolerances) instead of the model's exact reference");
+}
+
 void add_verbosity_flag(CLI::App* command, int* verbosity) {
   command->add_flag("-v", *verbosity, "log each transition (-v) or each step (-vv) to stderr");
 }

@@ -24,6 +24,7 @@ struct ModelChoice {
   std::string scalar = "double";
   std::string preset;
   std::vector<std::string> params;  // NAME=VALUE, applied in order after the preset
+  std::string reference_file;       // --reference: an events.csv to measure against (compare, workprecision)
 
   // The built-in model of that name, or the model file at that path (lang/build.hpp
   // names_model_file), compiled once per program run; its warnings go to stderr then.
@@ -46,6 +47,8 @@ void add_model_options(CLI::App* command, ModelChoice* choice);
 // --sliding / --no-sliding.
 void add_simulation_options(CLI::App* command, SimulationOptions* options,
                             std::initializer_list<OptionGroup> groups = {});
+// --reference FILE (apps/reference_file.hpp).
+void add_reference_option(CLI::App* command, ModelChoice* choice);
 // -v / -vv.
 void add_verbosity_flag(CLI::App* command, int* verbosity);
 // --strategies a,b,... and --solvers x,y,... (comma-separated lists).

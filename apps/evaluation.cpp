@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "apps/reference_file.hpp"
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
@@ -40,6 +41,14 @@ std::string Evaluation::status_note() const {
 std::optional<Reference> reference_for(const ModelChoice& choice, const ParameterValues& values, double t_end,
                                        std::string* why_not) {
   const ModelEntry& entry = choice.entry();
+  if (!choice.reference_file.empty()) {
+    Reference reference = read_reference_events(choice.reference_file, entry.make<double>(values).state_names);
+    if (!reference.events.empty() && reference.events.back().t < float128(t_end)) {
+      // A reference that ends early leaves later run events spurious: the method says so.
+      reference.method += " (its last event is at t = " + format_scalar(reference.events.back().t, 6) + ")";
+    }
+    return reference;
+  }
   if (!entry.reference) {
     *why_not = "model '" + entry.name + "' has no reference solution";
     return std::nullopt;

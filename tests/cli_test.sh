@@ -267,6 +267,19 @@ check "a bad model file creates no output directory" test ! -e "$TMP/bad-out"
 check "a missing model file exits 2" test $? -eq 2
 check "a missing model file is named" grep -q "missing.hym" "$TMP/missing.err"
 
+# A model without an exact reference is measured against a float128 run of itself.
+EXAMPLES=$(cd "$(dirname "$0")/../examples" && pwd)
+"$HYSIM" run "$EXAMPLES/relay-feedback.hym" --scalar float128 --rtol 1e-22 --atol 1e-26 --t-end 10 \
+  --out "$TMP/relay-ref" >/dev/null 2>&1
+"$HYSIM" compare "$EXAMPLES/relay-feedback.hym" --t-end 10 --solvers dopri5 --strategies gamma-refine,bisection \
+  --reference "$TMP/relay-ref/events.csv" --out "$TMP/relay-compare" >"$TMP/relay-compare.out" 2>&1
+check "compare FILE --reference exits 0" test $? -eq 0
+check "compare FILE --reference matches every event, none missed" \
+  awk -F, 'NR > 1 && ($5 != 0 || $6 != 0 || $3 != $4) { bad = 1 } END { exit bad }' "$TMP/relay-compare/compare.csv"
+"$HYSIM" compare "$EXAMPLES/relay-feedback.hym" --t-end 10 --reference "$TMP/file-pwm/events.csv" >/dev/null 2>"$TMP/badref.err"
+check "--reference of another model exits 2" test $? -eq 2
+check "--reference of another model says why" grep -q "is not the events.csv of a run of this model" "$TMP/badref.err"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ] || exit 1
 exit 0
