@@ -435,5 +435,44 @@ TEST(ModelFileSwitches, AbsMinMaxFreezeTheirBranches) {
   }
 }
 
+// ---- time events --------------------------------------------------------------------------
+
+// A guard on t alone is a time event: the event time is computed from its root, with no root
+// iteration, and is exact: the last representable t before the guard holds (one-sided).
+template <class S>
+void expect_time_event(const std::string& relation, const S& expected) {
+  const auto entry = lang::model_entry(std::make_shared<const lang::ModelSpec>(lang::compile_text(
+      "t.hym", "model m\nparameter T = 2.5\nstate x = 0\nmode a { der(x) = 1 }\nmode b { der(x) = -1 }\n"
+               "a -> b at [t " + relation + " T]\n")));
+  const Model<S> model = entry.make<S>(entry.default_values());
+  EXPECT_EQ(model.modes[0].transitions[0].guard.atoms()[0].time, parse_decimal<S>("2.5", "T"));
+  SimulationOptions options;
+  options.t_end = 5;
+  RunResult<S> result;
+  const auto run = testing::collect(model, options, false, &result);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.rows[0].t, expected) << relation;
+  EXPECT_EQ(result.stats.root_iterations, 0);
+}
+
+TEST(ModelFileTimeEvents, AreComputedNotSearched) {
+  expect_time_event<double>(">=", -next_up(-2.5));  // t >= 2.5 first holds at 2.5
+  expect_time_event<double>(">", 2.5);               // t > 2.5 first holds one ulp later
+  expect_time_event<float128>(">=", -next_up(-float128("2.5")));
+  expect_time_event<long double>(">", 2.5L);
+}
+
+// A field that switches on t is split, and its switch is a time event too.
+TEST(ModelFileTimeEvents, ASwitchOnTimeInAFieldIsAComputedEvent) {
+  const Model<double> model = model_of("model m\nstate x = 0\nmode a { der(x) = if t < 0.1 then 1 else -1 }\n");
+  SimulationOptions options;
+  options.t_end = 1;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.rows[0].t, -next_up(-0.1));
+  EXPECT_EQ(result.stats.root_iterations, 0);
+}
+
 }  // namespace
 }  // namespace hysim

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "hysim/core/errors.hpp"
@@ -293,6 +294,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   // locators follow the atom whose crossing made the guard fire (events/detection.hpp,
   // changed_atom); without one they bisect.
   Bracket<S> locate_crossing(const Crossing& c, const Decision& decision, int* fired_at_b) {
+    if (const auto computed = time_event(c, fired_at_b)) return *computed;
     Locator locator = decision.locator;
     S phi_lo = S(-1), phi_hi = S(1);
     int atom = -1;
@@ -319,6 +321,34 @@ class Simulator<S>::Impl final : private Outlook<S> {
           return p;
         },
         &stats_.root_iterations);
+  }
+
+  // A time event (core/guard.hpp, Atom::time): when the atom whose crossing fired the guard
+  // depends on t alone with the closed-form root K, the bracket is computed, not searched:
+  // [prev(t_b), t_b] for the first of prev(K), K, next(K) where the whole guard fires and
+  // did not one ulp before (checked on the guard itself). Otherwise nothing: the locator runs.
+  std::optional<Bracket<S>> time_event(const Crossing& c, int* fired_at_b) {
+    const auto& atoms = model_.modes[static_cast<std::size_t>(mode_)].transitions[static_cast<std::size_t>(c.transition)]
+                            .guard.atoms();
+    if (std::none_of(atoms.begin(), atoms.end(), [](const Atom<S>& a) { return is_finite(a.time); })) return std::nullopt;
+    stepper_->interpolate(c.t_lo, x_a_.data());
+    stepper_->interpolate(c.t_hi, x_b_.data());
+    const int atom = detector_.changed_atom(mode_, c.transition, c.t_lo, x_a_.data(), c.t_hi, x_b_.data());
+    if (atom < 0 || !is_finite(atoms[static_cast<std::size_t>(atom)].time)) return std::nullopt;
+    const S root = atoms[static_cast<std::size_t>(atom)].time;
+    const auto fired_at = [this](S t) {
+      stepper_->interpolate(t, x_mid_.data());
+      return detector_.fired(mode_, t, x_mid_.data());
+    };
+    for (const S& t_b : {-next_up(-root), root, next_up(root)}) {
+      const S t_a = -next_up(-t_b);
+      if (t_a < c.t_lo || t_b > c.t_hi) continue;
+      const int k = fired_at(t_b);
+      if (k < 0 || fired_at(t_a) >= 0) continue;
+      *fired_at_b = k;
+      return Bracket<S>{t_a, t_b};
+    }
+    return std::nullopt;
   }
 
   S tolerance(const Decision& decision) const {

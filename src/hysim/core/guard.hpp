@@ -69,6 +69,10 @@ using JumpEventFunction = std::function<S(S t, const S* x_prior, const S* x_plus
 //    continuous motion: an impulse (zero when nothing jumps, the force acting an instant
 //    later: a boundary), or the a priori value (firing once x := x+ is committed: a pinnacle).
 //    During continuous evolution the atom reads e(t, x).
+//  * `time` (optional, NaN when absent): for an atom of t alone whose root is known in closed
+//    form (e = t - K or K - t: a time event), K. The engine then computes the event's time,
+//    the last representable t before the atom holds and the first where it does, instead of
+//    searching it.
 template <class S>
 struct Atom {
   std::string name;
@@ -76,6 +80,7 @@ struct Atom {
   Relation relation = Relation::kLessEqual;
   EventRate<S> rate;
   JumpEventFunction<S> jump;
+  S time = std::numeric_limits<S>::quiet_NaN();
 };
 
 template <class S>
@@ -93,9 +98,9 @@ class Guard {
   // The guard that holds when e(t, x) REL 0; `rate` (optional) is de/dt along a field value,
   // `jump` (optional) the atom's value across a jump (Atom).
   static Guard atom(std::string name, EventFunction<S> e, Relation relation, EventRate<S> rate = {},
-                    JumpEventFunction<S> jump = {}) {
+                    JumpEventFunction<S> jump = {}, S time = std::numeric_limits<S>::quiet_NaN()) {
     Guard g;
-    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump)});
+    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump), time});
     g.nodes_.push_back(Node{Kind::kAtom, 0, {}});
     g.root_ = 0;
     return g;

@@ -1,5 +1,7 @@
 #include "hysim/lang/build.hpp"
 
+#include <limits>
+
 #include "hysim/core/errors.hpp"
 #include "hysim/lang/native.hpp"
 #include "hysim/lang/tape.hpp"
@@ -166,7 +168,9 @@ class Builder {
         };
       }
     }
-    return Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump));
+    const S time = a.time_root >= 0 ? Tape<S>::fold(spec_.graph, a.time_root, parameters_)
+                                    : std::numeric_limits<S>::quiet_NaN();
+    return Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump), time);
   }
 
   // x+ = g(x): every right-hand side reads the a priori state (003, invariance of state).

@@ -109,6 +109,17 @@ bool Graph::reads_prior(NodeId id) const { return (flags_[static_cast<std::size_
 bool Graph::reads_time(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsTime) != 0; }
 bool Graph::reads_state(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsState) != 0; }
 
+NodeId Graph::time_root(NodeId e) {
+  if ((*this)[e].op == Op::kTime) return constant("0");
+  const Node& n = (*this)[e];
+  if (n.op != Op::kSubtract) return -1;
+  const Node& a = (*this)[n.args[0]];
+  const Node& b = (*this)[n.args[1]];
+  if (a.op == Op::kTime && is_constant(n.args[1])) return n.args[1];
+  if (b.op == Op::kTime && is_constant(n.args[0])) return n.args[0];
+  return -1;
+}
+
 NodeId Graph::without_prior(NodeId id) {
   if (!reads_prior(id)) return id;
   const Node node = (*this)[id];

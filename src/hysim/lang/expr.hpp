@@ -76,6 +76,10 @@ class Graph {
   bool reads_time(NodeId id) const;
   // The node reads a state (x or prior) somewhere below it.
   bool reads_state(NodeId id) const;
+  // K when `e` is t - K, K - t or t (K of parameters and literals: 0 for t), -1 otherwise: the
+  // root of a time event.
+  NodeId time_root(NodeId e);
+
   // The node with every prior(x_i) read as x_i: its value during continuous evolution.
   NodeId without_prior(NodeId id);
 

@@ -18,7 +18,9 @@ extern char** environ;
 
 // GCC 12 reports a false -Wrestrict inside std::string for "literal" + string (GCC bug
 // 105329); this file builds C source from such concatenations.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wrestrict"
+#endif
 
 namespace hysim::lang {
 

@@ -613,6 +613,7 @@ class Resolver {
     }
     atom->relation = negate ? negated(relation) : relation;
     atom->rate = g.rate(atom->e);
+    atom->time_root = g.time_root(atom->e);
     atom->name = spec_.print(atom->e);
     return checked_height(e.where, Value{atom->rate, false});
   }

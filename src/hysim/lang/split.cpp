@@ -218,6 +218,7 @@ class Splitter {
     atom.e = g_[b].op == Op::kConstant && g_[b].text == "0" ? a : g_.apply(Op::kSubtract, {a, b});
     atom.relation = negate ? negated(relation_of(n.op)) : relation_of(n.op);
     atom.rate = g_.rate(atom.e);
+    atom.time_root = g_.time_root(atom.e);
     atom.name = spec_.print(atom.e);
     tr->atoms.push_back(std::move(atom));
     tr->guard.push_back(GuardNode{GuardNode::Kind::kAtom, static_cast<int>(tr->atoms.size()) - 1, {}});
