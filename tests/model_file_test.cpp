@@ -172,49 +172,38 @@ TEST(ModelFileTwins, Oscillator) {
   expect_sample_twins<float128>("models/oscillator.hym", "oscillator", 1.0);
 }
 
+// Each preset of the model: the same events (expect_twins) and the same samples
+// (expect_same_trajectory) as the C++ model, in double to t_double and float128 to t_float128.
+void expect_preset_twins(const std::string& file, const std::string& builtin, std::initializer_list<const char*> presets,
+                         double t_double, double t_float128) {
+  for (const char* preset : presets) {
+    SCOPED_TRACE(std::string("preset ") + preset);
+    const auto values = preset_values(builtin, preset);
+    expect_twins<double>(file, builtin, t_double, values);
+    expect_twins<float128>(file, builtin, t_float128, values);
+    expect_same_trajectory<double>(file, builtin, t_double, values);
+    expect_same_trajectory<float128>(file, builtin, t_float128, values);
+  }
+}
+
 TEST(ModelFileTwins, DiodeInductor) {
   expect_same_interface("models/diode-inductor.hym", "diode-inductor");
-  for (const char* preset : {"issue4", "continuous-conduction"}) {
-    const auto values = preset_values("diode-inductor", preset);
-    expect_twins<double>("models/diode-inductor.hym", "diode-inductor", 4.0, values);
-    expect_twins<float128>("models/diode-inductor.hym", "diode-inductor", 1.0, values);
-    expect_same_trajectory<double>("models/diode-inductor.hym", "diode-inductor", 4.0, values);
-    expect_same_trajectory<float128>("models/diode-inductor.hym", "diode-inductor", 1.0, values);
-  }
+  expect_preset_twins("models/diode-inductor.hym", "diode-inductor", {"issue4", "continuous-conduction"}, 4.0, 1.0);
 }
 
 TEST(ModelFileTwins, CamFollower) {
   expect_same_interface("models/cam-follower.hym", "cam-follower");
-  for (const char* preset : {"fig10", "fig11"}) {
-    const auto values = preset_values("cam-follower", preset);
-    expect_twins<double>("models/cam-follower.hym", "cam-follower", 5.0, values);
-    expect_twins<float128>("models/cam-follower.hym", "cam-follower", 2.0, values);
-    expect_same_trajectory<double>("models/cam-follower.hym", "cam-follower", 5.0, values);
-    expect_same_trajectory<float128>("models/cam-follower.hym", "cam-follower", 2.0, values);
-  }
+  expect_preset_twins("models/cam-follower.hym", "cam-follower", {"fig10", "fig11"}, 5.0, 2.0);
 }
 
 TEST(ModelFileTwins, BallIncline) {
   expect_same_interface("models/ball-incline.hym", "ball-incline");
-  for (const char* preset : {"paper", "from-rest", "slipping"}) {
-    const auto values = preset_values("ball-incline", preset);
-    expect_twins<double>("models/ball-incline.hym", "ball-incline", 10.0, values);
-    expect_twins<float128>("models/ball-incline.hym", "ball-incline", 10.0, values);
-    // At most one slip reversal: the rolling (a sliding mode) is compared on its samples.
-    expect_same_trajectory<double>("models/ball-incline.hym", "ball-incline", 10.0, values);
-    expect_same_trajectory<float128>("models/ball-incline.hym", "ball-incline", 10.0, values);
-  }
+  expect_preset_twins("models/ball-incline.hym", "ball-incline", {"paper", "from-rest", "slipping"}, 10.0, 10.0);
 }
 
 TEST(ModelFileTwins, StickSlip) {
   expect_same_interface("models/stick-slip.hym", "stick-slip");
-  for (const char* preset : {"periodic", "on-belt"}) {
-    const auto values = preset_values("stick-slip", preset);
-    expect_twins<double>("models/stick-slip.hym", "stick-slip", 100.0, values);
-    expect_twins<float128>("models/stick-slip.hym", "stick-slip", 30.0, values);
-    expect_same_trajectory<double>("models/stick-slip.hym", "stick-slip", 100.0, values);
-    expect_same_trajectory<float128>("models/stick-slip.hym", "stick-slip", 30.0, values);
-  }
+  expect_preset_twins("models/stick-slip.hym", "stick-slip", {"periodic", "on-belt"}, 100.0, 30.0);
 }
 
 TEST(ModelFileTwins, FallingRod) {

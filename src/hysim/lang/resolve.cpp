@@ -527,23 +527,6 @@ class Resolver {
   }
 
   // ---- guards ---------------------------------------------------------------------------
-  static Relation relation_of(Op op) {
-    switch (op) {
-      case Op::kLess: return Relation::kLess;
-      case Op::kLessEqual: return Relation::kLessEqual;
-      case Op::kGreater: return Relation::kGreater;
-      default: return Relation::kGreaterEqual;
-    }
-  }
-  static Relation mirrored(Relation r) {
-    switch (r) {
-      case Relation::kLess: return Relation::kGreater;
-      case Relation::kLessEqual: return Relation::kGreaterEqual;
-      case Relation::kGreater: return Relation::kLess;
-      case Relation::kGreaterEqual: return Relation::kLessEqual;
-    }
-    return r;
-  }
 
   // Adds the guard expression (negated when `negate`) to tr's tree; returns its node index or
   // -1. De Morgan: !(a && b) = !a || !b, !(a || b) = !a && !b, and !(e < 0) is e >= 0.
@@ -602,19 +585,10 @@ class Resolver {
       atom->name = spec_.print(atom->e);
       return true;
     }
-    Relation relation = relation_of(op);
-    if (g[b.id].op == Op::kConstant && g[b.id].text == "0") {
-      atom->e = a.id;
-    } else if (g[a.id].op == Op::kConstant && g[a.id].text == "0") {
-      atom->e = b.id;
-      relation = mirrored(relation);
-    } else {
-      atom->e = g.apply(Op::kSubtract, {a.id, b.id});
-    }
-    atom->relation = negate ? negated(relation) : relation;
-    atom->rate = g.rate(atom->e);
-    atom->time_root = g.time_root(atom->e);
-    atom->name = spec_.print(atom->e);
+    const bool reads_prior = atom->reads_prior;
+    *atom = lang::comparison_atom(&spec_, op, a.id, b.id, negate);
+    atom->where = e.where;
+    atom->reads_prior = reads_prior;
     return checked_height(e.where, Value{atom->rate, false});
   }
 
@@ -794,6 +768,39 @@ class Resolver {
 };
 
 }  // namespace
+
+AtomSpec comparison_atom(ModelSpec* spec, Op op, NodeId a, NodeId b, bool negate) {
+  Graph& g = spec->graph;
+  const auto relation_of = [](Op o) {
+    switch (o) {
+      case Op::kLess: return Relation::kLess;
+      case Op::kLessEqual: return Relation::kLessEqual;
+      case Op::kGreater: return Relation::kGreater;
+      default: return Relation::kGreaterEqual;
+    }
+  };
+  const auto is_zero = [&](NodeId id) { return g[id].op == Op::kConstant && g[id].text == "0"; };
+  AtomSpec atom;
+  Relation relation = relation_of(op);
+  if (is_zero(b)) {
+    atom.e = a;
+  } else if (is_zero(a)) {  // 0 < b is b > 0: the relation mirrored
+    atom.e = b;
+    static const std::map<Relation, Relation> kMirror = {{Relation::kLess, Relation::kGreater},
+                                                         {Relation::kLessEqual, Relation::kGreaterEqual},
+                                                         {Relation::kGreater, Relation::kLess},
+                                                         {Relation::kGreaterEqual, Relation::kLessEqual}};
+    relation = kMirror.at(relation);
+  } else {
+    atom.e = g.apply(Op::kSubtract, {a, b});
+  }
+  atom.relation = negate ? negated(relation) : relation;
+  atom.rate = g.rate(atom.e);
+  atom.time_root = g.time_root(atom.e);
+  atom.reads_prior = g.reads_prior(atom.e);
+  atom.name = spec->print(atom.e);
+  return atom;
+}
 
 std::string ModelSpec::print(NodeId id) const {
   return graph.print(id, [this](const Node& n) -> std::string {

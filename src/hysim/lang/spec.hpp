@@ -125,6 +125,11 @@ struct ModelSpec {
   std::string print(NodeId id) const;
 };
 
+// The atom of the comparison "a OP b" (OP one of < <= > >=; its negation when `negate`):
+// e = a - b, or a when b is the literal 0, or b with the relation mirrored when a is; with its
+// rate along the field and, for a time event, its root.
+AtomSpec comparison_atom(ModelSpec* spec, Op op, NodeId a, NodeId b, bool negate);
+
 // Splits each mode whose field switches (if, abs, sign, min, max of the state or t) into one
 // mode per combination of branches joined by implicit transitions, so that the engine locates
 // the switches (lang/split.cpp). Called by resolve().

@@ -191,15 +191,6 @@ class Splitter {
     return result;
   }
 
-  static Relation relation_of(Op op) {
-    switch (op) {
-      case Op::kLess: return Relation::kLess;
-      case Op::kLessEqual: return Relation::kLessEqual;
-      case Op::kGreater: return Relation::kGreater;
-      default: return Relation::kGreaterEqual;
-    }
-  }
-
   // Adds the guard "c" (or "!c" when `negate`) to tr, De Morgan's rules pushing the negation
   // to the comparisons; returns the node index.
   int guard_of(NodeId c, bool negate, TransitionSpec* tr) {
@@ -212,15 +203,7 @@ class Splitter {
       tr->guard.push_back(GuardNode{conjunction ? GuardNode::Kind::kAnd : GuardNode::Kind::kOr, -1, {a, b}});
       return static_cast<int>(tr->guard.size()) - 1;
     }
-    AtomSpec atom;
-    const NodeId a = n.args[0];
-    const NodeId b = n.args[1];
-    atom.e = g_[b].op == Op::kConstant && g_[b].text == "0" ? a : g_.apply(Op::kSubtract, {a, b});
-    atom.relation = negate ? negated(relation_of(n.op)) : relation_of(n.op);
-    atom.rate = g_.rate(atom.e);
-    atom.time_root = g_.time_root(atom.e);
-    atom.name = spec_.print(atom.e);
-    tr->atoms.push_back(std::move(atom));
+    tr->atoms.push_back(comparison_atom(&spec_, n.op, n.args[0], n.args[1], negate));
     tr->guard.push_back(GuardNode{GuardNode::Kind::kAtom, static_cast<int>(tr->atoms.size()) - 1, {}});
     return static_cast<int>(tr->guard.size()) - 1;
   }
