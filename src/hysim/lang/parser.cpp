@@ -9,95 +9,13 @@ namespace hysim::lang {
 
 namespace {
 
-// Deeper nesting than this is refused rather than risking the stack (a fuzzed file can nest
-// parentheses without end, or chain a + a + ... into a tree as tall as the file is long).
-constexpr int kMaxDepth = 200;
-constexpr int kMaxHeight = 400;
-
-class Parser {
+// The tokens of a file and the position in them, with what every rule reads and reports by:
+// the next token, the expected one, and an error at a token that says what was found there.
+class TokenCursor {
  public:
-  Parser(const SourceText& source, std::vector<Token> tokens) : source_(source), tokens_(std::move(tokens)) {}
+  TokenCursor(const SourceText& source, std::vector<Token> tokens) : source_(source), tokens_(std::move(tokens)) {}
 
-  ModelSyntax file() {
-    ModelSyntax model;
-    bool have_model = false;
-    while (!at(TokenKind::kEnd)) {
-      if (accept(TokenKind::kSemicolon)) continue;
-      if (at(TokenKind::kStar)) {
-        model.transitions.push_back(transition());
-        continue;
-      }
-      const Token& head = peek();
-      if (head.kind != TokenKind::kName) fail(head, "expected a declaration (model, source, parameter, state, let, "
-                                                   "require, flow, mode, initial, a transition 'FROM -> TO LABEL [guard]', "
-                                                   "zeno or preset)");
-      const std::string& word = head.text;
-      if (word == "model") {
-        if (have_model) fail(head, "a second 'model' declaration; a file holds one model");
-        next();
-        const Token& name = expect(TokenKind::kName, "the model's name");
-        model.name = name.text;
-        model.name_where = name.where;
-        if (at(TokenKind::kString)) model.description = next().text;
-        have_model = true;
-      } else if (word == "source") {
-        next();
-        model.source = expect(TokenKind::kString, "the citation in quotes, as in source \"004, Eqs. 4-9\"").text;
-      } else if (word == "parameter") {
-        next();
-        definitions(&model.parameters, true);
-      } else if (word == "state") {
-        next();
-        definitions(&model.states, true);
-      } else if (word == "let") {
-        next();
-        definitions(&model.lets, false);
-      } else if (word == "flow") {
-        if (model.has_flow) fail(head, "a second 'flow' block; write every shared derivative in one block");
-        model.has_flow = true;
-        model.flow_where = next().where;
-        model.flow = derivative_block();
-      } else if (word == "mode") {
-        model.modes.push_back(mode());
-      } else if (word == "initial") {
-        if (!model.initial.empty() && !model.initial.back().condition) {
-          fail(head, "an 'initial' after an unconditional one is never chosen");
-        }
-        next();
-        const Token& name = expect(TokenKind::kName, "the initial mode's name");
-        InitialSyntax initial{name.text, name.where, nullptr};
-        if (accept(TokenKind::kLeftBracket)) {
-          initial.condition = expression();
-          expect(TokenKind::kRightBracket, "']' to close the condition of 'initial " + name.text + "'");
-        }
-        model.initial.push_back(std::move(initial));
-      } else if (word == "zeno") {
-        if (model.zeno) fail(head, "a second 'zeno' declaration");
-        model.zeno = zeno();
-      } else if (word == "require") {
-        RequirementSyntax r;
-        r.where = next().where;
-        r.condition = expression();
-        if (at(TokenKind::kString)) r.message = next().text;
-        model.requirements.push_back(std::move(r));
-      } else if (word == "preset") {
-        model.presets.push_back(preset());
-      } else if (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma) {
-        model.transitions.push_back(transition());
-      } else {
-        fail(head, "expected a declaration, found '" + word +
-                       "' (declarations start with model, source, parameter, state, let, require, flow, mode, "
-                       "initial, zeno, preset, or are transitions 'FROM -> TO LABEL [guard]')");
-      }
-    }
-    if (!have_model) {
-      throw ModelFileError(source_, {Diagnostic{Severity::kError, Location{1, 1},
-                                                "the file declares no model: begin it with 'model NAME \"description\"'"}});
-    }
-    return model;
-  }
-
- private:
+ protected:
   // `second` starts where `first` ends, on the same line.
   static bool adjacent(const Token& first, const Token& second) {
     return first.where.line == second.where.line &&
@@ -144,131 +62,22 @@ class Parser {
     next();
   }
 
-  // NAME = EXPRESSION ["description"] {, ...}
-  void definitions(std::vector<Definition>* out, bool described) {
-    do {
-      Definition d;
-      const Token& name = expect(TokenKind::kName, "a name");
-      d.name = name.text;
-      d.where = name.where;
-      expect(TokenKind::kEquals, "'=' and a value after '" + d.name + "'");
-      d.value = expression();
-      if (described && at(TokenKind::kString)) d.description = next().text;
-      out->push_back(std::move(d));
-    } while (accept(TokenKind::kComma));
-  }
+  const SourceText& source_;
+  std::vector<Token> tokens_;
+  std::size_t at_ = 0;
+  int depth_ = 0;  // the nesting of expression rules (ExpressionParser::Depth)
+};
 
-  // { der(STATE) = EXPRESSION ... }
-  std::vector<Equation> derivative_block() {
-    std::vector<Equation> equations;
-    expect(TokenKind::kLeftBrace, "'{' to open the block of derivatives");
-    while (!accept(TokenKind::kRightBrace)) {
-      if (accept(TokenKind::kSemicolon)) continue;
-      if (!at_word("der")) fail(peek(), "expected 'der(STATE) = expression' or '}', found " + found(peek()));
-      next();
-      expect(TokenKind::kLeftParen, "'(' after der");
-      const Token& state = expect(TokenKind::kName, "the name of a state inside der( )");
-      expect(TokenKind::kRightParen, "')' to close der(" + state.text);
-      expect(TokenKind::kEquals, "'=' after der(" + state.text + ")");
-      equations.push_back(Equation{state.text, state.where, expression()});
-    }
-    return equations;
-  }
+// The expression rules, from 'if ... then ... else' down to numbers, names and calls.
+class ExpressionParser : public TokenCursor {
+ public:
+  using TokenCursor::TokenCursor;
 
-  // { STATE := EXPRESSION ... }
-  std::vector<Equation> reset_block() {
-    std::vector<Equation> equations;
-    next();  // {
-    while (!accept(TokenKind::kRightBrace)) {
-      if (accept(TokenKind::kSemicolon) || accept(TokenKind::kComma)) continue;
-      const Token& state = expect(TokenKind::kName, "'STATE := expression' or '}'");
-      if (at(TokenKind::kEquals)) fail(peek(), "a reset assigns with ':=', not '=' (" + state.text + " := ...)");
-      expect(TokenKind::kAssign, "':=' after '" + state.text + "'");
-      equations.push_back(Equation{state.text, state.where, expression()});
-    }
-    return equations;
-  }
-
-  ModeSyntax mode() {
-    next();  // mode
-    ModeSyntax m;
-    const Token& name = expect(TokenKind::kName, "the mode's name");
-    m.name = name.text;
-    m.where = name.where;
-    if (at(TokenKind::kString)) m.description = next().text;
-    if (at_word("algebraic")) {
-      next();
-      m.algebraic = true;
-    }
-    if (at(TokenKind::kLeftBrace)) {
-      if (m.algebraic) fail(peek(), "an algebraic mode has no continuous evolution, so no derivatives");
-      m.derivatives = derivative_block();
-    }
-    return m;
-  }
-
-  TransitionSyntax transition() {
-    TransitionSyntax tr;
-    if (at(TokenKind::kStar)) {
-      tr.star_where = next().where;
-    } else {
-      do {
-        const Token& from = expect(TokenKind::kName, "a mode the transition leaves");
-        tr.from.emplace_back(from.text, from.where);
-      } while (accept(TokenKind::kComma));
-    }
-    expect(TokenKind::kArrow, "'->' after the modes a transition leaves");
-    const Token& to = expect(TokenKind::kName, "the target mode after '->'");
-    tr.to = to.text;
-    tr.to_where = to.where;
-    const Token& label = expect(TokenKind::kName, "the transition's label after its target (as in s1 -> s3 p3 [guard])");
-    tr.label = label.text;
-    tr.label_where = label.where;
-    expect(TokenKind::kLeftBracket, "'[' to open the guard of '" + tr.label + "'");
-    tr.guard = expression();
-    expect(TokenKind::kRightBracket, "']' to close the guard of '" + tr.label + "'");
-    if (at(TokenKind::kLeftBrace)) tr.resets = reset_block();
-    return tr;
-  }
-
-  ZenoSyntax zeno() {
-    next();  // zeno
-    ZenoSyntax z;
-    expect(TokenKind::kArrow, "'->' after zeno (zeno -> MODE { resets })");
-    const Token& target = expect(TokenKind::kName, "the mode entered at the Zeno time");
-    z.target = target.text;
-    z.where = target.where;
-    if (at(TokenKind::kLeftBrace)) z.resets = reset_block();
-    return z;
-  }
-
-  PresetSyntax preset() {
-    next();  // preset
-    PresetSyntax p;
-    const Token& name = expect(TokenKind::kName, "the preset's name");
-    p.name = name.text;
-    p.where = name.where;
-    // A preset's name may hold hyphens written without spaces, as on the command line
-    // (--preset from-rest).
-    while (at(TokenKind::kMinus) && adjacent(tokens_[at_ - 1], peek()) && peek(1).kind == TokenKind::kName &&
-           adjacent(peek(), peek(1))) {
-      next();
-      p.name += "-" + next().text;
-    }
-    if (at(TokenKind::kString)) p.description = next().text;
-    expect(TokenKind::kLeftBrace, "'{' to open the preset's values");
-    while (!accept(TokenKind::kRightBrace)) {
-      if (accept(TokenKind::kSemicolon) || accept(TokenKind::kComma)) continue;
-      Definition d;
-      const Token& key = expect(TokenKind::kName, "'NAME = value' or '}'");
-      d.name = key.text;
-      d.where = key.where;
-      expect(TokenKind::kEquals, "'=' after '" + d.name + "'");
-      d.value = expression();
-      p.values.push_back(std::move(d));
-    }
-    return p;
-  }
+ protected:
+  // Deeper nesting than this is refused rather than risking the stack (a fuzzed file can nest
+  // parentheses without end, or chain a + a + ... into a tree as tall as the file is long).
+  static constexpr int kMaxDepth = 200;
+  static constexpr int kMaxHeight = 400;
 
   // expression = "if" expression "then" expression "else" expression | or
   ExpressionPtr expression() {
@@ -285,6 +94,7 @@ class Parser {
     return binary_or();
   }
 
+ private:
   ExpressionPtr binary_or() {
     auto left = binary_and();
     while (at(TokenKind::kOr)) {
@@ -421,7 +231,7 @@ class Parser {
 
   // Counts the nesting of expression rules; refuses a file nested deeper than kMaxDepth.
   struct Depth {
-    explicit Depth(Parser* parser) : parser_(parser) {
+    explicit Depth(ExpressionParser* parser) : parser_(parser) {
       if (++parser_->depth_ > kMaxDepth) {
         parser_->fail(parser_->peek(), "expression nested deeper than " + std::to_string(kMaxDepth) + " levels");
       }
@@ -429,13 +239,221 @@ class Parser {
     ~Depth() { --parser_->depth_; }
     Depth(const Depth&) = delete;
     Depth& operator=(const Depth&) = delete;
-    Parser* parser_;
+    ExpressionParser* parser_;
   };
+};
 
-  const SourceText& source_;
-  std::vector<Token> tokens_;
-  std::size_t at_ = 0;
-  int depth_ = 0;
+// The declarations of a file (docs/model-language.md), each rule reading its expressions
+// with the rules of ExpressionParser.
+class Parser : public ExpressionParser {
+ public:
+  using ExpressionParser::ExpressionParser;
+
+  ModelSyntax file() {
+    ModelSyntax model;
+    bool have_model = false;
+    while (!at(TokenKind::kEnd)) {
+      if (accept(TokenKind::kSemicolon)) continue;
+      if (at(TokenKind::kStar)) {
+        model.transitions.push_back(transition());
+        continue;
+      }
+      const Token& head = peek();
+      if (head.kind != TokenKind::kName) fail(head, "expected a declaration (model, source, parameter, state, let, "
+                                                   "require, flow, mode, initial, a transition 'FROM -> TO LABEL [guard]', "
+                                                   "zeno or preset)");
+      const std::string& word = head.text;
+      if (word == "model") {
+        if (have_model) fail(head, "a second 'model' declaration; a file holds one model");
+        next();
+        const Token& name = expect(TokenKind::kName, "the model's name");
+        model.name = name.text;
+        model.name_where = name.where;
+        if (at(TokenKind::kString)) model.description = next().text;
+        have_model = true;
+      } else if (word == "source") {
+        next();
+        model.source = expect(TokenKind::kString, "the citation in quotes, as in source \"004, Eqs. 4-9\"").text;
+      } else if (word == "parameter") {
+        next();
+        definitions(&model.parameters, true);
+      } else if (word == "state") {
+        next();
+        definitions(&model.states, true);
+      } else if (word == "let") {
+        next();
+        definitions(&model.lets, false);
+      } else if (word == "flow") {
+        if (model.has_flow) fail(head, "a second 'flow' block; write every shared derivative in one block");
+        model.has_flow = true;
+        model.flow_where = next().where;
+        model.flow = derivative_block();
+      } else if (word == "mode") {
+        model.modes.push_back(mode());
+      } else if (word == "initial") {
+        if (!model.initial.empty() && !model.initial.back().condition) {
+          fail(head, "an 'initial' after an unconditional one is never chosen");
+        }
+        next();
+        const Token& name = expect(TokenKind::kName, "the initial mode's name");
+        InitialSyntax initial{name.text, name.where, nullptr};
+        if (accept(TokenKind::kLeftBracket)) {
+          initial.condition = expression();
+          expect(TokenKind::kRightBracket, "']' to close the condition of 'initial " + name.text + "'");
+        }
+        model.initial.push_back(std::move(initial));
+      } else if (word == "zeno") {
+        if (model.zeno) fail(head, "a second 'zeno' declaration");
+        model.zeno = zeno();
+      } else if (word == "require") {
+        RequirementSyntax r;
+        r.where = next().where;
+        r.condition = expression();
+        if (at(TokenKind::kString)) r.message = next().text;
+        model.requirements.push_back(std::move(r));
+      } else if (word == "preset") {
+        model.presets.push_back(preset());
+      } else if (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma) {
+        model.transitions.push_back(transition());
+      } else {
+        fail(head, "expected a declaration, found '" + word +
+                       "' (declarations start with model, source, parameter, state, let, require, flow, mode, "
+                       "initial, zeno, preset, or are transitions 'FROM -> TO LABEL [guard]')");
+      }
+    }
+    if (!have_model) {
+      throw ModelFileError(source_, {Diagnostic{Severity::kError, Location{1, 1},
+                                                "the file declares no model: begin it with 'model NAME \"description\"'"}});
+    }
+    return model;
+  }
+
+ private:
+  // NAME = EXPRESSION ["description"] {, ...}
+  void definitions(std::vector<Definition>* out, bool described) {
+    do {
+      Definition d;
+      const Token& name = expect(TokenKind::kName, "a name");
+      d.name = name.text;
+      d.where = name.where;
+      expect(TokenKind::kEquals, "'=' and a value after '" + d.name + "'");
+      d.value = expression();
+      if (described && at(TokenKind::kString)) d.description = next().text;
+      out->push_back(std::move(d));
+    } while (accept(TokenKind::kComma));
+  }
+
+  // { der(STATE) = EXPRESSION ... }
+  std::vector<Equation> derivative_block() {
+    std::vector<Equation> equations;
+    expect(TokenKind::kLeftBrace, "'{' to open the block of derivatives");
+    while (!accept(TokenKind::kRightBrace)) {
+      if (accept(TokenKind::kSemicolon)) continue;
+      if (!at_word("der")) fail(peek(), "expected 'der(STATE) = expression' or '}', found " + found(peek()));
+      next();
+      expect(TokenKind::kLeftParen, "'(' after der");
+      const Token& state = expect(TokenKind::kName, "the name of a state inside der( )");
+      expect(TokenKind::kRightParen, "')' to close der(" + state.text);
+      expect(TokenKind::kEquals, "'=' after der(" + state.text + ")");
+      equations.push_back(Equation{state.text, state.where, expression()});
+    }
+    return equations;
+  }
+
+  // { STATE := EXPRESSION ... }
+  std::vector<Equation> reset_block() {
+    std::vector<Equation> equations;
+    next();  // {
+    while (!accept(TokenKind::kRightBrace)) {
+      if (accept(TokenKind::kSemicolon) || accept(TokenKind::kComma)) continue;
+      const Token& state = expect(TokenKind::kName, "'STATE := expression' or '}'");
+      if (at(TokenKind::kEquals)) fail(peek(), "a reset assigns with ':=', not '=' (" + state.text + " := ...)");
+      expect(TokenKind::kAssign, "':=' after '" + state.text + "'");
+      equations.push_back(Equation{state.text, state.where, expression()});
+    }
+    return equations;
+  }
+
+  ModeSyntax mode() {
+    next();  // mode
+    ModeSyntax m;
+    const Token& name = expect(TokenKind::kName, "the mode's name");
+    m.name = name.text;
+    m.where = name.where;
+    if (at(TokenKind::kString)) m.description = next().text;
+    if (at_word("algebraic")) {
+      next();
+      m.algebraic = true;
+    }
+    if (at(TokenKind::kLeftBrace)) {
+      if (m.algebraic) fail(peek(), "an algebraic mode has no continuous evolution, so no derivatives");
+      m.derivatives = derivative_block();
+    }
+    return m;
+  }
+
+  TransitionSyntax transition() {
+    TransitionSyntax tr;
+    if (at(TokenKind::kStar)) {
+      tr.star_where = next().where;
+    } else {
+      do {
+        const Token& from = expect(TokenKind::kName, "a mode the transition leaves");
+        tr.from.emplace_back(from.text, from.where);
+      } while (accept(TokenKind::kComma));
+    }
+    expect(TokenKind::kArrow, "'->' after the modes a transition leaves");
+    const Token& to = expect(TokenKind::kName, "the target mode after '->'");
+    tr.to = to.text;
+    tr.to_where = to.where;
+    const Token& label = expect(TokenKind::kName, "the transition's label after its target (as in s1 -> s3 p3 [guard])");
+    tr.label = label.text;
+    tr.label_where = label.where;
+    expect(TokenKind::kLeftBracket, "'[' to open the guard of '" + tr.label + "'");
+    tr.guard = expression();
+    expect(TokenKind::kRightBracket, "']' to close the guard of '" + tr.label + "'");
+    if (at(TokenKind::kLeftBrace)) tr.resets = reset_block();
+    return tr;
+  }
+
+  ZenoSyntax zeno() {
+    next();  // zeno
+    ZenoSyntax z;
+    expect(TokenKind::kArrow, "'->' after zeno (zeno -> MODE { resets })");
+    const Token& target = expect(TokenKind::kName, "the mode entered at the Zeno time");
+    z.target = target.text;
+    z.where = target.where;
+    if (at(TokenKind::kLeftBrace)) z.resets = reset_block();
+    return z;
+  }
+
+  PresetSyntax preset() {
+    next();  // preset
+    PresetSyntax p;
+    const Token& name = expect(TokenKind::kName, "the preset's name");
+    p.name = name.text;
+    p.where = name.where;
+    // A preset's name may hold hyphens written without spaces, as on the command line
+    // (--preset from-rest).
+    while (at(TokenKind::kMinus) && adjacent(tokens_[at_ - 1], peek()) && peek(1).kind == TokenKind::kName &&
+           adjacent(peek(), peek(1))) {
+      next();
+      p.name += "-" + next().text;
+    }
+    if (at(TokenKind::kString)) p.description = next().text;
+    expect(TokenKind::kLeftBrace, "'{' to open the preset's values");
+    while (!accept(TokenKind::kRightBrace)) {
+      if (accept(TokenKind::kSemicolon) || accept(TokenKind::kComma)) continue;
+      Definition d;
+      const Token& key = expect(TokenKind::kName, "'NAME = value' or '}'");
+      d.name = key.text;
+      d.where = key.where;
+      expect(TokenKind::kEquals, "'=' after '" + d.name + "'");
+      d.value = expression();
+      p.values.push_back(std::move(d));
+    }
+    return p;
+  }
 };
 
 }  // namespace
