@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install and consume: installs the build into a temporary prefix, then configures, builds and
+# runs examples/cpp-thermostat, a project of its own that finds the package with
+# find_package(hysim) and links hysim::hysim; it checks its own results (exit 0).
+#   install_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=${1:?usage: install_test.sh BUILD_DIR SOURCE_DIR}
+source=${2:?usage: install_test.sh BUILD_DIR SOURCE_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log"
+for f in lib/libhysim.a lib/cmake/hysim/hysimConfig.cmake include/hysim/simulator.hpp bin/hysim \
+         share/hysim/models/pwm-servo.hym share/hysim/examples/thermostat.hym; do
+  [[ -e $tmp/prefix/$f ]] || { echo "FAIL not installed: $f"; exit 1; }
+done
+[[ ! -e $tmp/prefix/include/hysim/core/log.hpp ]] || { echo "FAIL the private log.hpp is installed"; exit 1; }
+cmake -S "$source/examples/cpp-thermostat" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  -DCMAKE_BUILD_TYPE=Release >"$tmp/configure.log" || { cat "$tmp/configure.log"; exit 1; }
+cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+"$tmp/consumer/thermostat"
+# The installed program runs an installed model file.
+"$tmp/prefix/bin/hysim" run "$tmp/prefix/share/hysim/examples/thermostat.hym" --t-end 3 | tail -1
+echo "ok install and consume"
