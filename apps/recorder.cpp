@@ -1,5 +1,7 @@
 #include "apps/recorder.hpp"
 
+#include <algorithm>
+
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 
@@ -19,12 +21,58 @@ std::ofstream open_csv(const std::filesystem::path& path) {
 
 }  // namespace
 
+OutputFiles OutputFiles::parse(const std::vector<std::string>& names) {
+  OutputFiles files{false, false, false, false};
+  for (const auto& name : names) {
+    if (name == "events") files.events = true;
+    else if (name == "trajectory") files.trajectory = true;
+    else if (name == "steps") files.steps = true;
+    else if (name == "stats") files.stats = true;
+    else throw InvalidArgument("--files: unknown file '" + name + "' (known: events, trajectory, steps, stats)");
+  }
+  return files;
+}
+
 template <class S>
-Recorder<S>::Recorder(const std::filesystem::path& out_dir) {
+Recorder<S>::Recorder(const std::filesystem::path& out_dir, OutputFiles files, TableMode mode, std::ostream* table)
+    : out_dir_(out_dir), files_(files), mode_(table == nullptr ? TableMode::kNone : mode), table_(table) {
   if (out_dir.empty()) return;
-  trajectory_ = open_csv(out_dir / "trajectory.csv");
-  events_ = open_csv(out_dir / "events.csv");
-  steps_ = open_csv(out_dir / "steps.csv");
+  if (files.trajectory) trajectory_ = open_csv(out_dir / "trajectory.csv");
+  if (files.events) events_ = open_csv(out_dir / "events.csv");
+  if (files.steps) steps_ = open_csv(out_dir / "steps.csv");
+}
+
+template <class S>
+std::vector<std::filesystem::path> Recorder<S>::written() const {
+  std::vector<std::filesystem::path> out;
+  if (out_dir_.empty()) return out;
+  if (files_.events) out.push_back(out_dir_ / "events.csv");
+  if (files_.trajectory) out.push_back(out_dir_ / "trajectory.csv");
+  if (files_.steps) out.push_back(out_dir_ / "steps.csv");
+  if (files_.stats) out.push_back(out_dir_ / "stats.json");
+  return out;
+}
+
+template <class S>
+void Recorder<S>::print_row(const std::vector<std::string>& cells) {
+  std::string text;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    text += cells[c];
+    if (c + 1 < cells.size()) text.append(widths_[c] + 2 - std::min(widths_[c], cells[c].size()), ' ');
+  }
+  *table_ << text << '\n';
+}
+
+template <class S>
+void Recorder<S>::finish_table() {
+  if (mode_ != TableMode::kAbbreviated || rows_ <= kHeadRows) return;
+  const std::int64_t left_out = rows_ - kHeadRows - static_cast<std::int64_t>(tail_.size());
+  if (left_out > 0) {
+    *table_ << "... " << left_out << " rows not shown" << (files_.events && !out_dir_.empty() ? " (all in events.csv)" : "")
+            << "; --table all prints every row\n";
+  }
+  for (const auto& cells : tail_) print_row(cells);
+  tail_.clear();
 }
 
 template <class S>
@@ -44,7 +92,23 @@ void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
     events_.flush();
   }
   if (steps_.is_open()) steps_ << "t,h,limit\n";
+  if (mode_ == TableMode::kNone) return;
+  // Columns as wide as the widest value they can hold, so that rows print as they come.
+  const std::size_t number = static_cast<std::size_t>(kDigitsOf<S>) + 8;  // -d.ddd...e-308
+  std::size_t mode_width = 4, guard_width = 5;
+  for (const auto& m : model.modes) {
+    mode_width = std::max(mode_width, m.name.size());
+    for (const auto& tr : m.transitions) guard_width = std::max(guard_width, tr.name.size());
+  }
+  widths_ = {7, number, mode_width, mode_width, 9, guard_width};
+  std::vector<std::string> header = {"event", "t", "from", "to", "class", "guard"};
+  for (const auto& name : model.state_names) {
+    widths_.push_back(std::max(number, name.size()));
+    header.push_back(name);
+  }
+  print_row(header);
 }
+
 
 template <class S>
 void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
@@ -59,24 +123,26 @@ void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
 template <class S>
 void Recorder<S>::on_event(const EventRecord<S>& record) {
   ScopedTimer timer(&seconds_);
-  EventRow row;
-  row.index = std::to_string(record.index);
-  row.t = format_scalar(record.t, kDigitsOf<S>);
-  row.from = model_->modes[static_cast<std::size_t>(record.from)].name;
-  row.to = model_->modes[static_cast<std::size_t>(record.to)].name;
-  row.kind = transition_class_name(record.kind);
-  row.guard = std::string(record.guard);
-  for (const S& v : record.x_pre) row.x_pre.push_back(format_scalar(v, kDigitsOf<S>));
-  for (const S& v : record.x_post) row.x_post.push_back(format_scalar(v, kDigitsOf<S>));
+  std::vector<std::string> cells = {std::to_string(record.index), format_scalar(record.t, kDigitsOf<S>),
+                                    model_->modes[static_cast<std::size_t>(record.from)].name,
+                                    model_->modes[static_cast<std::size_t>(record.to)].name,
+                                    transition_class_name(record.kind), std::string(record.guard)};
+  for (const S& v : record.x_pre) cells.push_back(format_scalar(v, kDigitsOf<S>));
   if (events_.is_open()) {
-    events_ << row.index << ',' << row.t << ',' << row.from << ',' << row.to << ',' << row.kind << ',' << row.guard << ','
-            << (record.one_sided ? 1 : 0);
-    for (const auto& v : row.x_pre) events_ << ',' << v;
-    for (const auto& v : row.x_post) events_ << ',' << v;
+    for (std::size_t c = 0; c < 6; ++c) events_ << cells[c] << ',';
+    events_ << (record.one_sided ? 1 : 0);
+    for (std::size_t i = 6; i < cells.size(); ++i) events_ << ',' << cells[i];
+    for (const S& v : record.x_post) events_ << ',' << format_scalar(v, kDigitsOf<S>);
     events_ << '\n';
     events_.flush();  // the event log survives a run that fails later
   }
-  rows_.push_back(std::move(row));
+  ++rows_;
+  if (mode_ == TableMode::kAll || (mode_ == TableMode::kAbbreviated && rows_ <= kHeadRows)) {
+    print_row(cells);
+  } else if (mode_ == TableMode::kAbbreviated) {
+    tail_.push_back(std::move(cells));
+    if (tail_.size() > kTailRows) tail_.pop_front();
+  }
 }
 
 template <class S>

@@ -1,12 +1,14 @@
 // What `hysim run` writes: an observer that streams the trajectory, the event log and the
-// step log to CSV files as the run goes (so a failed run keeps what it computed), keeps the
-// event rows for the table printed at the end, and times itself so that the run's wall time
-// can exclude it.
+// step log to CSV files as the run goes (so a failed run keeps what it computed), prints the
+// event table as events come (each row once, in columns sized from the model, so memory does
+// not grow with the horizon), and times itself so that the run's wall time can exclude it.
 #pragma once
 
-#include <cstdio>
+#include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,17 +16,28 @@
 
 namespace hysim::app {
 
-// One row of events.csv, kept as text for the printed table.
-struct EventRow {
-  std::string index, t, from, to, kind, guard;
-  std::vector<std::string> x_pre, x_post;
+// Which of the files of --out to write (--files).
+struct OutputFiles {
+  bool events = true, trajectory = true, steps = true, stats = true;
+  // Parses "events,trajectory,steps,stats" (any subset, in any order). Throws InvalidArgument.
+  static OutputFiles parse(const std::vector<std::string>& names);
+};
+
+// How the event table is printed (--table).
+enum class TableMode {
+  kAll,          // every row, as it comes
+  kAbbreviated,  // the first kHeadRows rows as they come, then the last kTailRows at the end
+  kNone,         // no table (--quiet)
 };
 
 template <class S>
 class Recorder final : public Observer<S> {
  public:
-  // out_dir empty: no files, only the rows in memory.
-  explicit Recorder(const std::filesystem::path& out_dir);
+  static constexpr std::int64_t kHeadRows = 40;
+  static constexpr std::size_t kTailRows = 10;
+
+  // out_dir empty: no files. `table` (null when mode is kNone) receives the event table.
+  Recorder(const std::filesystem::path& out_dir, OutputFiles files, TableMode mode, std::ostream* table);
 
   void on_start(const Model<S>& model, const SimulationOptions& options) override;
   void on_sample(S t, int mode, std::span<const S> x) override;
@@ -34,16 +47,28 @@ class Recorder final : public Observer<S> {
 
   // Flushes the files (also after a failed run).
   void flush();
+  // Prints what the abbreviated table held back: the last rows, after a line saying how many
+  // were left out.
+  void finish_table();
 
-  const std::vector<EventRow>& rows() const { return rows_; }
   // Seconds spent inside the callbacks above.
   double seconds_in_observer() const { return seconds_; }
   S last_t() const { return last_t_; }
+  // The files written, for the closing line of `run`.
+  std::vector<std::filesystem::path> written() const;
 
  private:
+  void print_row(const std::vector<std::string>& cells);
+
   const Model<S>* model_ = nullptr;
+  std::filesystem::path out_dir_;
+  OutputFiles files_;
+  TableMode mode_;
+  std::ostream* table_;
+  std::vector<std::size_t> widths_;
+  std::int64_t rows_ = 0;
+  std::deque<std::vector<std::string>> tail_;
   std::ofstream trajectory_, events_, steps_;
-  std::vector<EventRow> rows_;
   double seconds_ = 0.0;
   S last_t_ = S(0);
 };

@@ -280,6 +280,29 @@ check "compare FILE --reference matches every event, none missed" \
 check "--reference of another model exits 2" test $? -eq 2
 check "--reference of another model says why" grep -q "is not the events.csv of a run of this model" "$TMP/badref.err"
 
+# --- long runs: the table streams, memory does not grow with the horizon ----------------------
+"$HYSIM" run pwm-servo --t-end 30 --table short >"$TMP/short.out" 2>&1
+check "--table short abbreviates past 40 rows" grep -q "rows not shown; --table all prints every row" "$TMP/short.out"
+check "--table short prints the last row (event 472)" grep -q "^472 " "$TMP/short.out"
+"$HYSIM" run pwm-servo --t-end 30 --out "$TMP/all" >"$TMP/all.out" 2>&1
+rows=$(($(wc -l <"$TMP/all/events.csv") - 1))
+check "off a terminal the table has every row ($rows, as events.csv)" test "$(grep -c '^[0-9]' "$TMP/all.out")" -eq "$rows"
+"$HYSIM" run pwm-servo --t-end 1 --quiet --out "$TMP/quiet" --files events,stats >"$TMP/quiet.out" 2>&1
+check "--quiet prints no table" bash -c "! grep -q '^event' '$TMP/quiet.out'"
+check "--files events,stats writes only those" bash -c "test -f '$TMP/quiet/events.csv' -a -f '$TMP/quiet/stats.json' -a ! -e '$TMP/quiet/trajectory.csv' -a ! -e '$TMP/quiet/steps.csv'"
+"$HYSIM" run pwm-servo --t-end 1 --files events,bogus >/dev/null 2>"$TMP/files.err"
+check "--files with an unknown name exits 2" test $? -eq 2
+# Peak memory (kB) of a run to t_end, with every file written: 30 times the horizon, the same memory.
+peak() {
+  python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$HYSIM" run pwm-servo --t-end "$1" --out "$TMP/rss$1"
+}
+short=$(peak 100)
+long=$(peak 3000)
+check "peak memory at t_end 3000 ($long kB) within 1.2x of t_end 100 ($short kB)" \
+  python3 -c "import sys; sys.exit(0 if $long <= 1.2 * $short else 1)"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ] || exit 1
 exit 0
