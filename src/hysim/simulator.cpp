@@ -90,7 +90,18 @@ class Simulator<S>::Impl final : private Outlook<S> {
         zeno_(model, options_, &emitter_),
         limiter_(options_, strategy_.get(), stepper_->is_adaptive()),
         last_(n_),
-        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_) {
+        x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), x_grid_(n_) {
+    // A grid finer than this would write more rows than a disk holds and never end in time.
+    constexpr double kMaxGridPoints = 1e9;
+    if (options_.output_step > 0 &&
+        to_double(S(options_.t_end) - model.t0) / options_.output_step > kMaxGridPoints) {
+      throw InvalidArgument("option output_step = " + format_scalar(options_.output_step) + " would write more than " +
+                            "1e9 samples over [t0, t_end]; choose a coarser grid");
+    }
+    if (info_.is_driver() && options_.output_step > 0) {
+      throw InvalidArgument("option output_step is not available with strategy " + info_.name +
+                            " (it brings its own solver and its own output)");
+    }
     if (info_.is_driver() && !std::is_same_v<S, double>) {
       throw InvalidArgument("strategy " + info_.name + " runs in double only (it brings its own double-precision solver)");
     }
@@ -140,6 +151,8 @@ class Simulator<S>::Impl final : private Outlook<S> {
     chatter_next_step_ = zeno_stop_ = fresh_start_ = false;
     t_ = model_.t0;
     mode_ = model_.initial_mode;
+    grid_step_ = S(options_.output_step);
+    next_grid_ = 1;
     stepper_->restart(rhs_of(mode_), t_, model_.x0.data(), nullptr);
     check_finite(model_, mode_, t_, stepper_->x_current(), "the initial state");
     observer_->on_start(model_, options_);
@@ -221,7 +234,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   void advance(StepLimit limit) {
     step_done(stepper_->t_current(), limit);
     t_ = stepper_->t_current();
-    sample(t_, stepper_->x_current());
+    if (samples_step_end(t_)) sample(t_, stepper_->x_current());
   }
 
   // detect: the first point of the step where a guard of the mode fires: the strategy's
@@ -537,7 +550,31 @@ class Simulator<S>::Impl final : private Outlook<S> {
 
   void sample(S t, const S* x) { observer_->on_sample(t, mode_, std::span<const S>(x, n_)); }
 
-  void step_done(S t_end_of_step, StepLimit limit) { observer_->on_step(t_, t_end_of_step - t_, limit); }
+  // A step [t_, t_end_of_step] is over: it is logged, and the grid points strictly inside it
+  // are sampled from its dense output (with output_step), in the mode it was taken in.
+  void step_done(S t_end_of_step, StepLimit limit) {
+    observer_->on_step(t_, t_end_of_step - t_, limit);
+    if (grid_step_ <= S(0)) return;
+    for (S g = grid_point(next_grid_); g < t_end_of_step; g = grid_point(++next_grid_)) {
+      if (g <= t_) continue;  // at or before the step's start: already written (an event side)
+      stepper_->interpolate(g, x_grid_.data());
+      sample(g, x_grid_.data());
+    }
+  }
+
+  // t0 + k output_step, computed from k (no accumulated rounding).
+  S grid_point(std::int64_t k) const { return model_.t0 + S(k) * grid_step_; }
+
+  // A step end is sampled at the solver's step ends, or with output_step when it is a grid
+  // point (then the next point is due) or the run's end.
+  bool samples_step_end(S t) {
+    if (grid_step_ <= S(0)) return true;
+    if (t == grid_point(next_grid_)) {
+      ++next_grid_;
+      return true;
+    }
+    return t >= S(options_.t_end);
+  }
 
   // The smallest step before the run fails: min_step, and never below 16 eps max(|t|, 1)
   // (about 16 ulps of t for |t| >= 1).
@@ -573,7 +610,10 @@ class Simulator<S>::Impl final : private Outlook<S> {
   StepLimiter<S> limiter_;
   LastSample<S> last_;
   Observer<S>* observer_ = nullptr;
-  std::vector<S> x_a_, x_b_, x_mid_, scratch_;
+  std::vector<S> x_a_, x_b_, x_mid_, scratch_, x_grid_;
+  // The output grid (options_.output_step > 0): the next grid point is t0 + next_grid_ step.
+  S grid_step_ = S(0);
+  std::int64_t next_grid_ = 1;
   S t_ = S(0);
   int mode_ = 0;
   bool chatter_next_step_ = false;  // the next step is at the time resolution (Phase::kChattering)

@@ -32,6 +32,10 @@ const std::vector<OptionInfo>& option_table() {
        "step of rk4 and euler, > 0"},
       {"event_tolerance", &O::event_tolerance, "s", G::kStep,
        "width of the final location bracket; 0: one ulp of t"},
+      {"output_step", &O::output_step, "s", G::kStep,
+       "write the trajectory on the grid t0 + k output_step from the dense output, without "
+       "changing the steps or the events (both sides of each event, t0 and t_end are always "
+       "written); 0: at the solver's step ends; not with cvode"},
       {"gamma", &O::gamma, "", G::kTuning,
        "strategy gamma: a step covers at most this fraction of the predicted time to an "
        "approaching guard (004, Algorithm 2), 0 < gamma < 1"},

@@ -28,6 +28,8 @@ void SimulationOptions::validate() const {
   require(std::isfinite(fixed_step) && fixed_step > 0, "fixed_step", "fixed_step > 0", fixed_step);
   require(std::isfinite(event_tolerance) && event_tolerance >= 0, "event_tolerance", "event_tolerance >= 0",
           event_tolerance);
+  require(std::isfinite(output_step) && output_step >= 0, "output_step", "output_step >= 0 (0: the step ends)",
+          output_step);
   require(std::isfinite(gamma) && gamma > 0 && gamma < 1, "gamma", "0 < gamma < 1", gamma);
   require(std::isfinite(h_min) && h_min > 0, "h_min", "h_min > 0", h_min);
   require(std::isfinite(refine_gamma) && refine_gamma > 0 && refine_gamma < 2, "refine_gamma",

@@ -24,6 +24,10 @@ struct SimulationOptions {
   double fixed_step = 1e-3;      // [s] step of fixed-step solvers (rk4, euler)
   double event_tolerance = 0.0;  // [s] width of the final location bracket [t_a, t_b];
                                  //     0: one ulp of t (t_b = next representable after t_a)
+  double output_step = 0.0;      // [s] the observer's samples on the grid t0 + k output_step, from
+                                 //     the dense output (the steps and events are unchanged; both
+                                 //     sides of each event, t0 and t_end are always sampled);
+                                 //     0: at the solver's step ends
   double gamma = 0.6;            // gamma rule (004, Algorithm 2): a step may cover at most this
                                  //     fraction of the predicted time to an approaching guard
   double h_min = 1e-6;           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
