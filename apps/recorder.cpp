@@ -1,6 +1,7 @@
 #include "apps/recorder.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
@@ -64,7 +65,33 @@ void Recorder<S>::print_row(const std::vector<std::string>& cells) {
 }
 
 template <class S>
+void Recorder<S>::show_progress(std::ostream* progress, double t0, double t_end) {
+  progress_ = progress;
+  t0_ = t0;
+  t_end_ = t_end;
+  started_ = std::chrono::steady_clock::now();
+}
+
+template <class S>
+void Recorder<S>::progress(S t) {
+  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (now < 1.0 || now - printed_at_ < 0.5) return;
+  printed_at_ = now;
+  progress_shown_ = true;
+  const double fraction = (to_double(t) - t0_) / (t_end_ - t0_);
+  char line[160];
+  std::snprintf(line, sizeof line, "\r  t = %.6g (%.1f%% of t_end), %lld events, %.3g events/s, %.0f s\033[K",
+                to_double(t), 100.0 * fraction, static_cast<long long>(events_seen_),
+                static_cast<double>(events_seen_) / now, now);
+  *progress_ << line << std::flush;
+}
+
+template <class S>
 void Recorder<S>::finish_table() {
+  if (progress_shown_) {
+    *progress_ << "\r\033[K" << std::flush;  // the progress line gives way to the summary
+    progress_shown_ = false;
+  }
   if (mode_ != TableMode::kAbbreviated || rows_ <= kHeadRows) return;
   const std::int64_t left_out = rows_ - kHeadRows - static_cast<std::int64_t>(tail_.size());
   if (left_out > 0) {
@@ -137,6 +164,8 @@ void Recorder<S>::on_event(const EventRecord<S>& record) {
     events_.flush();  // the event log survives a run that fails later
   }
   ++rows_;
+  if (record.index != last_index_) ++events_seen_;
+  last_index_ = record.index;
   if (mode_ == TableMode::kAll || (mode_ == TableMode::kAbbreviated && rows_ <= kHeadRows)) {
     print_row(cells);
   } else if (mode_ == TableMode::kAbbreviated) {
@@ -148,6 +177,7 @@ void Recorder<S>::on_event(const EventRecord<S>& record) {
 template <class S>
 void Recorder<S>::on_step(S t, S h, StepLimit limit) {
   ScopedTimer timer(&seconds_);
+  if (progress_ != nullptr && (++steps_seen_ & 255) == 0) progress(t + h);
   if (!steps_.is_open()) return;
   steps_ << format_scalar(t, kDigitsOf<S>) << ',' << format_scalar(h, kDigitsOf<S>) << ',' << step_limit_name(limit)
          << '\n';

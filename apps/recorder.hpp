@@ -4,6 +4,7 @@
 // not grow with the horizon), and times itself so that the run's wall time can exclude it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -51,6 +52,10 @@ class Recorder final : public Observer<S> {
   // were left out.
   void finish_table();
 
+  // A progress line on `progress` (stderr on a terminal), rewritten at most twice a second
+  // once the run has taken a second: model time, its fraction of [t0, t_end], events, rate.
+  void show_progress(std::ostream* progress, double t0, double t_end);
+
   // Seconds spent inside the callbacks above.
   double seconds_in_observer() const { return seconds_; }
   S last_t() const { return last_t_; }
@@ -69,6 +74,13 @@ class Recorder final : public Observer<S> {
   std::int64_t rows_ = 0;
   std::deque<std::vector<std::string>> tail_;
   std::ofstream trajectory_, events_, steps_;
+  std::ostream* progress_ = nullptr;
+  double t0_ = 0, t_end_ = 1;
+  std::int64_t events_seen_ = 0, last_index_ = -1, steps_seen_ = 0;
+  double since_start_ = 0, printed_at_ = 0;  // seconds, by the steady clock
+  bool progress_shown_ = false;
+  std::chrono::steady_clock::time_point started_;
+  void progress(S t);
   double seconds_ = 0.0;
   S last_t_ = S(0);
 };

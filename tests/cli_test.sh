@@ -303,6 +303,22 @@ long=$(peak 3000)
 check "peak memory at t_end 3000 ($long kB) within 1.2x of t_end 100 ($short kB)" \
   python3 -c "import sys; sys.exit(0 if $long <= 1.2 * $short else 1)"
 
+# SIGINT stops a run cleanly at its next step: files flushed, stats.json says so, exit 130.
+"$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sigint" >/dev/null 2>"$TMP/sigint.err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+check "SIGINT exits 130" test $? -eq 130
+check "SIGINT says where the run stopped" grep -q "SIGINT: the run stopped at t = " "$TMP/sigint.err"
+check "SIGINT leaves stats.json with reason interrupted" grep -q '"reason": "interrupted"' "$TMP/sigint/stats.json"
+check "SIGINT leaves the events computed so far" test "$(wc -l <"$TMP/sigint/events.csv")" -gt 100
+# On a terminal (a pseudo-terminal from script(1)) a long run shows its progress on stderr.
+if command -v script >/dev/null; then
+  timeout 20 script -qc "'$HYSIM' run pwm-servo --t-end 10000 --quiet" /dev/null >"$TMP/progress.out" 2>&1
+  check "a run longer than a second shows its progress on a terminal" grep -q "% of t_end), [0-9]* events" "$TMP/progress.out"
+fi
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ] || exit 1
 exit 0

@@ -1,7 +1,9 @@
-// The output grid (SimulationOptions::output_step): samples at t0 + k output_step from the dense
-// output, with the steps, the events and the statistics unchanged to the bit.
+// Outputs for long runs: the output grid (SimulationOptions::output_step) samples t0 + k
+// output_step from the dense output, with the steps, the events and the statistics unchanged to
+// the bit; Simulator::stop_when ends a run on request (SIGINT in `hysim run`).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "hysim/core/errors.hpp"
@@ -83,6 +85,34 @@ TEST(OutputGrid, RefusesABadGrid) {
   options.strategy = "cvode";
   EXPECT_THROW((Simulator<double>{model, options}), InvalidArgument);
 #endif
+}
+
+// An observer that raises the stop flag at the 10th event, as a signal handler would.
+class StopAtTenthEvent final : public Observer<double> {
+ public:
+  explicit StopAtTenthEvent(std::atomic<bool>* flag) : flag_(flag) {}
+  void on_event(const EventRecord<double>& r) override {
+    if (r.index >= 10) flag_->store(true);
+  }
+
+ private:
+  std::atomic<bool>* flag_;
+};
+
+TEST(StopWhen, EndsTheRunAtTheNextStepWithEverythingPassedOn) {
+  const Model<double> model = testing::catalog_model<double>("pwm-servo");
+  SimulationOptions options;
+  options.t_end = 100;
+  Simulator<double> simulator(model, options);
+  std::atomic<bool> stop{false};
+  simulator.stop_when(&stop);
+  StopAtTenthEvent observer(&stop);
+  const RunResult<double> result = simulator.run(&observer);
+  EXPECT_EQ(result.reason, RunReason::kInterrupted);
+  EXPECT_LT(result.t, 1.0);
+  EXPECT_GE(result.stats.events, 10);
+  EXPECT_LE(result.stats.events, 11);
+  EXPECT_TRUE(testing::contains(result.message, "interrupted at t = "));
 }
 
 }  // namespace

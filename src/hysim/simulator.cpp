@@ -133,6 +133,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   }
 
   const RunStatistics& statistics() const { return stats_; }
+  void stop_when(const std::atomic<bool>* flag) { stop_ = flag; }
 
  private:
   using Phase = typename StepLimiter<S>::Phase;
@@ -181,6 +182,10 @@ class Simulator<S>::Impl final : private Outlook<S> {
       }
       if (stats_.events >= options_.event_limit) {
         result.reason = RunReason::kEventLimit;
+        break;
+      }
+      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
+        result.reason = RunReason::kInterrupted;
         break;
       }
       // limit, then step
@@ -611,6 +616,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   LastSample<S> last_;
   Observer<S>* observer_ = nullptr;
   std::vector<S> x_a_, x_b_, x_mid_, scratch_, x_grid_;
+  const std::atomic<bool>* stop_ = nullptr;  // stop_when
   // The output grid (options_.output_step > 0): the next grid point is t0 + next_grid_ step.
   S grid_step_ = S(0);
   std::int64_t next_grid_ = 1;
@@ -636,6 +642,11 @@ RunResult<S> Simulator<S>::run(Observer<S>* observer) {
 template <class S>
 const RunStatistics& Simulator<S>::statistics() const {
   return impl_->statistics();
+}
+
+template <class S>
+void Simulator<S>::stop_when(const std::atomic<bool>* flag) {
+  impl_->stop_when(flag);
 }
 
 template class Simulator<double>;

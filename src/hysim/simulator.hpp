@@ -80,6 +80,7 @@
 // A Simulator is not shared between threads; several may run at once on one model.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "hysim/core/model.hpp"
@@ -103,6 +104,12 @@ class Simulator {
   // Runs from (model.t0, model.x0) to options.t_end. The observer may be null. Throws only
   // what the model's own functions throw that is not a SimulationError; a failed run is a result.
   RunResult<S> run(Observer<S>* observer = nullptr);
+
+  // The run ends (RunReason::kInterrupted) at the first step it begins after *flag becomes
+  // true, with everything computed so far passed to the observer. The flag is only read, and
+  // may be set from another thread or a signal handler (std::atomic<bool> is lock-free).
+  // Null: no such check. The strategy cvode, which brings its own loop, does not read it.
+  void stop_when(const std::atomic<bool>* flag);
 
   // The counters of the current or last run (as in the result).
   const RunStatistics& statistics() const;

@@ -19,6 +19,7 @@ const char* run_reason_name(RunReason reason) {
     case RunReason::kEventLimit: return "event limit";
     case RunReason::kZeno: return "Zeno accumulation";
     case RunReason::kFailed: return "failed";
+    case RunReason::kInterrupted: return "interrupted";
   }
   return "?";
 }

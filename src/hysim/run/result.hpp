@@ -53,7 +53,8 @@ struct EventRecord {
 // underflows, a chain that loops, exceeds chain_limit or rests in an algebraic mode) ends
 // with kFailed and the error in the message: failure is an outcome, as the others are; only
 // bad input (options, model) throws, before the run starts.
-enum class RunReason { kReachedEnd, kEventLimit, kZeno, kFailed };
+// kInterrupted: the caller asked the run to stop (Simulator::stop_when, e.g. on SIGINT).
+enum class RunReason { kReachedEnd, kEventLimit, kZeno, kFailed, kInterrupted };
 const char* run_reason_name(RunReason reason);
 
 template <class S>
