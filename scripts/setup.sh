@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  g++ cmake make ccache
+  g++ gcc cmake make ccache   # gcc: `cc` compiles model files to native code (docs/model-language.md)
   libboost-dev          # Boost.Odeint, Boost.Multiprecision (header-only)
   libspdlog-dev
   nlohmann-json3-dev
@@ -13,6 +13,7 @@ packages=(
   libgtest-dev
   libsundials-dev       # SUNDIALS CVODE, the peer in `hysim compare` (strategy cvode)
   gnuplot-nox           # draws the work-precision and step-log figures (PNG)
+  pybind11-dev python3-dev python3-numpy python3-pytest   # the Python module and its tests (docs/python.md)
 )
 
 missing=()

@@ -1,0 +1,240 @@
+// The Python module `hysim` (pybind11): models from the catalog or from model files, runs in
+// double, long double or float128 with every option of `hysim run`, and the results as numpy
+// arrays (docs/python.md).
+//
+// The run itself happens in C++ with the GIL released; the observer only appends to vectors,
+// and the arrays are built once at the end, so a Python run costs the program's simulation
+// time plus that conversion. float128 values go to Python as float64 arrays beside their exact
+// decimal text (numpy has no binary128); long double values as numpy.longdouble (x87 80-bit,
+// exact on x86-64).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/events/strategy.hpp"
+#include "hysim/lang/build.hpp"
+#include "hysim/models/catalog.hpp"
+#include "hysim/peers/peers.hpp"
+#include "hysim/run/option_table.hpp"
+#include "hysim/simulator.hpp"
+
+namespace py = pybind11;
+
+namespace hysim::python {
+
+namespace {
+
+// A model as the user chose it: catalog entry or compiled file, with its parameter values.
+struct PyModel {
+  std::shared_ptr<const ModelEntry> entry;
+  ParameterValues values;
+};
+
+PyModel make_model(const std::string& name, const std::string& preset, const py::dict& params) {
+  std::shared_ptr<const ModelEntry> entry;
+  if (lang::names_model_file(name)) {
+    entry = std::make_shared<const ModelEntry>(lang::load_model_file(name));
+  } else {
+    entry = std::make_shared<const ModelEntry>(find_model(name));
+  }
+  PyModel model{entry, entry->default_values()};
+  if (!preset.empty()) model.values.apply_preset(entry->presets, preset);
+  for (const auto& [key, value] : params) model.values.set(py::str(key), py::str(value));
+  return model;
+}
+
+// SimulationOptions from keyword arguments named as the fields (`hysim options`).
+SimulationOptions options_from(const py::kwargs& kwargs) {
+  SimulationOptions options;
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::str(key);
+    bool known = false;
+    for (const OptionInfo& info : option_table()) {
+      if (name != info.name) continue;
+      known = true;
+      std::visit([&]<class T>(T SimulationOptions::*member) { options.*member = value.cast<T>(); }, info.member);
+    }
+    if (!known) throw InvalidArgument("unknown option '" + name + "' (see `hysim options`)");
+  }
+  options.validate();
+  return options;
+}
+
+// What a run leaves behind, kept in S until the arrays are made.
+template <class S>
+struct Collector final : Observer<S> {
+  std::vector<std::int64_t> index;
+  std::vector<S> t, x_pre, x_post;
+  std::vector<int> from, to, kind, one_sided;
+  std::vector<std::string> guard;
+  std::vector<S> sample_t, sample_x;
+  std::vector<int> sample_mode;
+  bool keep_trajectory = true;
+
+  void on_event(const EventRecord<S>& r) override {
+    index.push_back(r.index);
+    t.push_back(r.t);
+    from.push_back(r.from);
+    to.push_back(r.to);
+    kind.push_back(static_cast<int>(r.kind));
+    one_sided.push_back(r.one_sided ? 1 : 0);
+    guard.emplace_back(r.guard);
+    x_pre.insert(x_pre.end(), r.x_pre.begin(), r.x_pre.end());
+    x_post.insert(x_post.end(), r.x_post.begin(), r.x_post.end());
+  }
+  void on_sample(S time, int mode, std::span<const S> x) override {
+    if (!keep_trajectory) return;
+    sample_t.push_back(time);
+    sample_mode.push_back(mode);
+    sample_x.insert(sample_x.end(), x.begin(), x.end());
+  }
+};
+
+// A numpy array of S values (float64, or longdouble for long double; float128 as float64).
+template <class S>
+py::array to_array(const std::vector<S>& values, std::size_t columns = 0) {
+  using Out = std::conditional_t<std::is_same_v<S, long double>, long double, double>;
+  std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(columns ? values.size() / columns : values.size())};
+  if (columns) shape.push_back(static_cast<py::ssize_t>(columns));
+  py::array_t<Out> array(shape);
+  Out* out = array.mutable_data();
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<Out>(values[i]);
+  return array;
+}
+
+// The exact decimal text of float128 values (None in other scalar types).
+template <class S>
+py::object exact_text(const std::vector<S>& values) {
+  if constexpr (!std::is_same_v<S, float128>) {
+    (void)values;
+    return py::none();
+  } else {
+    py::list out;
+    for (const S& v : values) out.append(format_scalar(v, 36));
+    return out;
+  }
+}
+
+template <class S>
+py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory) {
+  const Model<S> model = m.entry->make<S>(m.values);
+  Simulator<S> simulator(model, options);
+  Collector<S> collected;
+  collected.keep_trajectory = trajectory;
+  RunResult<S> result;
+  {
+    py::gil_scoped_release release;
+    result = simulator.run(&collected);
+  }
+  const std::size_t n = model.state_size();
+  py::list mode_names, from, to, kind;
+  for (const auto& mode : model.modes) mode_names.append(mode.name);
+  for (std::size_t i = 0; i < collected.t.size(); ++i) {
+    from.append(model.modes[static_cast<std::size_t>(collected.from[i])].name);
+    to.append(model.modes[static_cast<std::size_t>(collected.to[i])].name);
+    kind.append(transition_class_name(static_cast<TransitionClass>(collected.kind[i])));
+  }
+  py::dict events;
+  events["index"] = py::array_t<std::int64_t>(static_cast<py::ssize_t>(collected.index.size()), collected.index.data());
+  events["t"] = to_array(collected.t);
+  events["from"] = from;
+  events["to"] = to;
+  events["class"] = kind;
+  events["guard"] = collected.guard;
+  events["one_sided"] = py::array_t<int>(static_cast<py::ssize_t>(collected.one_sided.size()), collected.one_sided.data());
+  events["x_pre"] = to_array(collected.x_pre, n);
+  events["x_post"] = to_array(collected.x_post, n);
+  events["t_exact"] = exact_text(collected.t);
+  py::dict traj;
+  traj["t"] = to_array(collected.sample_t);
+  traj["mode"] = py::array_t<int>(static_cast<py::ssize_t>(collected.sample_mode.size()), collected.sample_mode.data());
+  traj["x"] = to_array(collected.sample_x, n);
+  const RunStatistics& s = result.stats;
+  py::dict stats;
+  stats["steps_accepted"] = s.steps_accepted;
+  stats["steps_rejected"] = s.steps_rejected;
+  stats["rhs_evals"] = s.rhs_evals;
+  stats["guard_evals"] = s.guard_evals;
+  stats["root_iterations"] = s.root_iterations;
+  stats["events"] = s.events;
+  stats["transitions"] = s.transitions;
+  stats["one_sided_events"] = s.one_sided_events;
+  py::dict out;
+  out["model"] = model.name;
+  out["states"] = model.state_names;
+  out["modes"] = mode_names;
+  out["reason"] = run_reason_name(result.reason);
+  out["message"] = result.message;
+  out["t"] = static_cast<double>(result.t);
+  out["t_exact"] = format_scalar(result.t, std::numeric_limits<S>::max_digits10);
+  out["mode"] = model.modes[static_cast<std::size_t>(result.mode)].name;
+  out["x"] = to_array(result.x);
+  out["stats"] = stats;
+  out["events"] = events;
+  out["trajectory"] = traj;
+  return out;
+}
+
+py::dict run(const PyModel& model, const std::string& scalar, bool trajectory, const py::kwargs& kwargs) {
+  const SimulationOptions options = options_from(kwargs);
+  switch (parse_scalar_kind(scalar)) {
+    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory);
+    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory);
+    case ScalarKind::kDouble: break;
+  }
+  return run_in<double>(model, options, trajectory);
+}
+
+}  // namespace
+
+}  // namespace hysim::python
+
+PYBIND11_MODULE(hysim, module) {
+  using namespace hysim;
+  using hysim::python::PyModel;
+  register_peers();
+  module.doc() = "hysim: simulation of hybrid dynamic systems (docs/python.md)";
+  // The most recently registered translator is tried first: the derived InvalidArgument last.
+  py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
+  py::register_exception<InvalidArgument>(module, "InvalidArgument", PyExc_ValueError);
+
+  py::class_<PyModel>(module, "Model", "a built-in model or a model file, with its parameter values")
+      .def(py::init(&python::make_model), py::arg("name"), py::arg("preset") = "", py::arg("params") = py::dict(),
+           "Model(name, preset='', params={}): a catalog name (hysim.models()) or a path to a .hym file; "
+           "params maps names to values, given as decimal text or numbers")
+      .def_property_readonly("name", [](const PyModel& m) { return m.entry->name; })
+      .def_property_readonly("summary", [](const PyModel& m) { return m.entry->summary; })
+      .def_property_readonly("parameters",
+                             [](const PyModel& m) {
+                               py::dict out;
+                               for (const auto& [name, text] : m.values.values()) out[py::str(name)] = text;
+                               return out;
+                             })
+      .def_property_readonly("presets",
+                             [](const PyModel& m) {
+                               py::list out;
+                               for (const auto& p : m.entry->presets) out.append(p.name);
+                               return out;
+                             })
+      .def("run", &python::run, py::arg("scalar") = "double", py::arg("trajectory") = true,
+           "run(scalar='double', trajectory=True, **options): one simulation; options are the fields of "
+           "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...). Returns a dict: "
+           "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)");
+
+  module.def("models", [] {
+    py::list out;
+    for (const auto& entry : model_catalog()) out.append(entry.name);
+    return out;
+  }, "the names of the built-in models");
+  module.def("strategies", [] {
+    py::list out;
+    for (const auto& s : strategy_catalog()) out.append(s.name);
+    return out;
+  }, "the names of the event-detection strategies");
+}

@@ -1,0 +1,89 @@
+"""The Python module `hysim` (python/module.cpp): the same runs as the program, to the bit, with
+the results as numpy arrays. Run by ctest (`python` test) with PYTHONPATH=build/python and the
+paths below in the environment."""
+import csv
+import math
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import hysim
+
+SOURCE = os.environ["HYSIM_SOURCE_DIR"]
+PROGRAM = os.environ["HYSIM_PROGRAM"]
+
+
+def program_events(tmp_path, *args):
+    """The rows of events.csv from `hysim run ARGS --out DIR`, and the program's own simulation time."""
+    out = tmp_path / "out"
+    done = subprocess.run([PROGRAM, "run", *args, "--quiet", "--out", str(out), "--files", "events,stats"],
+                          check=True, capture_output=True, text=True)
+    seconds = float(done.stdout.split("root iterations; ")[1].split(" s")[0])
+    with open(out / "events.csv", newline="") as f:
+        return list(csv.DictReader(f)), seconds
+
+
+def test_pwm_servo_over_1000_seconds_gives_the_programs_events_bit_for_bit(tmp_path):
+    rows, program_seconds = program_events(tmp_path, "pwm-servo", "--t-end", "1000")
+    model = hysim.Model("pwm-servo")
+    start = time.perf_counter()
+    result = model.run(t_end=1000, trajectory=False)
+    python_seconds = time.perf_counter() - start
+    events = result["events"]
+    assert result["reason"] == "reached t_end"
+    assert len(events["t"]) == len(rows) > 10000
+    assert np.array_equal(events["t"], np.array([float(r["t"]) for r in rows]))
+    for k, name in enumerate(result["states"]):
+        assert np.array_equal(events["x_pre"][:, k], np.array([float(r[name]) for r in rows]))
+    assert events["from"][:3] == [r["from"] for r in rows[:3]]
+    assert events["guard"][-1] == rows[-1]["guard"]
+    print(f"pwm-servo [0, 1000] s: program {program_seconds:.4f} s of simulation, "
+          f"Python run with conversion {python_seconds:.4f} s")
+
+
+def test_a_model_file_with_a_preset_and_parameters(tmp_path):
+    model = hysim.Model(os.path.join(SOURCE, "examples/thermostat.hym"), params={"q": "4", "T0": 20})
+    assert model.parameters["q"] == "4"
+    assert model.presets == ["cold_night"]
+    result = model.run(t_end=5, rtol=1e-12, atol=1e-12)
+    # off: T = T_a + (T0 - T_a) exp(-k t) reaches T_low = 19 at t = 10 ln(15/14)
+    assert result["events"]["t"][0] == pytest.approx(10 * math.log(15 / 14), abs=1e-9)
+    assert result["events"]["to"][0] == "on"
+    cold = hysim.Model(os.path.join(SOURCE, "examples/thermostat.hym"), preset="cold_night")
+    assert cold.parameters["T_a"] == "-5"
+
+
+def test_float128_comes_with_its_exact_text_and_long_double_as_longdouble(tmp_path):
+    rows, _ = program_events(tmp_path, "pwm-servo", "--t-end", "1", "--scalar", "float128")
+    result = hysim.Model("pwm-servo").run(scalar="float128", t_end=1)
+    assert result["events"]["t_exact"] == [r["t"] for r in rows]
+    assert result["events"]["t"].dtype == np.float64
+    ld = hysim.Model("pwm-servo").run(scalar="long-double", t_end=1)
+    assert ld["events"]["t"].dtype == np.longdouble
+    assert ld["events"]["t_exact"] is None
+
+
+def test_options_trajectory_and_output_grid():
+    result = hysim.Model("exponential").run(t_end=1, output_step=0.25, rtol=1e-10, atol=1e-12)
+    trajectory = result["trajectory"]
+    assert list(trajectory["t"]) == [0, 0.25, 0.5, 0.75, 1]
+    assert trajectory["x"][:, 0] == pytest.approx(np.exp(trajectory["t"]), rel=1e-8)
+    for strategy in ("bisection", "illinois"):
+        r = hysim.Model("bouncing-ball").run(t_end=3, strategy=strategy, solver="bs3")
+        assert r["events"]["t"][0] == pytest.approx(math.sqrt(2 * 10 / 9.81), rel=1e-12)
+
+
+def test_errors_are_python_exceptions_with_the_programs_messages():
+    with pytest.raises(ValueError, match="unknown model 'nope'"):
+        hysim.Model("nope")
+    with pytest.raises(ValueError, match="unknown option 'bogus'"):
+        hysim.Model("pwm-servo").run(bogus=1)
+    with pytest.raises(ValueError, match="rtol > 0"):
+        hysim.Model("pwm-servo").run(rtol=0)
+    bad = os.path.join(SOURCE, "tests/fuzz/corpus/let-named-like-a-function.hym")
+    with pytest.raises(ValueError, match="error:"):
+        hysim.Model(bad)
+    assert "pwm-servo" in hysim.models() and "gamma-refine" in hysim.strategies()
