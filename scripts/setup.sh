@@ -14,6 +14,7 @@ packages=(
   libsundials-dev       # SUNDIALS CVODE, the peer in `hysim compare` (strategy cvode)
   gnuplot-nox           # draws the work-precision and step-log figures (PNG)
   pybind11-dev python3-dev python3-numpy python3-pytest   # the Python module and its tests (docs/python.md)
+  python3-matplotlib    # examples/python/pwm_strategies.py draws its figure
 )
 
 missing=()

@@ -87,3 +87,12 @@ def test_errors_are_python_exceptions_with_the_programs_messages():
     with pytest.raises(ValueError, match="error:"):
         hysim.Model(bad)
     assert "pwm-servo" in hysim.models() and "gamma-refine" in hysim.strategies()
+
+
+def test_the_python_example_runs_and_draws_its_figure(tmp_path):
+    out = tmp_path / "pwm_strategies.png"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(hysim.__file__))
+    done = subprocess.run([os.sys.executable, os.path.join(SOURCE, "examples/python/pwm_strategies.py"), str(out)],
+                          check=True, capture_output=True, text=True, env=env)
+    assert "gamma-refine  t = 0.0449489742783178" in done.stdout  # (sqrt(6) - 2)/10 to 16 digits
+    assert out.stat().st_size > 10000
