@@ -14,12 +14,6 @@ namespace {
 template <class S>
 constexpr int kDigitsOf = std::numeric_limits<S>::max_digits10;
 
-std::ofstream open_csv(const std::filesystem::path& path) {
-  std::ofstream out(path);
-  if (!out) throw InvalidArgument("cannot write " + path.string());
-  return out;
-}
-
 }  // namespace
 
 OutputFiles OutputFiles::parse(const std::vector<std::string>& names) {
@@ -37,19 +31,14 @@ OutputFiles OutputFiles::parse(const std::vector<std::string>& names) {
 template <class S>
 Recorder<S>::Recorder(const std::filesystem::path& out_dir, OutputFiles files, TableMode mode, std::ostream* table)
     : out_dir_(out_dir), files_(files), mode_(table == nullptr ? TableMode::kNone : mode), table_(table) {
-  if (out_dir.empty()) return;
-  if (files.trajectory) trajectory_ = open_csv(out_dir / "trajectory.csv");
-  if (files.events) events_ = open_csv(out_dir / "events.csv");
-  if (files.steps) steps_ = open_csv(out_dir / "steps.csv");
+  if (!out_dir.empty()) csv_.emplace(out_dir, CsvFiles{files.events, files.trajectory, files.steps});
 }
 
 template <class S>
 std::vector<std::filesystem::path> Recorder<S>::written() const {
   std::vector<std::filesystem::path> out;
-  if (out_dir_.empty()) return out;
-  if (files_.events) out.push_back(out_dir_ / "events.csv");
-  if (files_.trajectory) out.push_back(out_dir_ / "trajectory.csv");
-  if (files_.steps) out.push_back(out_dir_ / "steps.csv");
+  if (!csv_) return out;
+  out = csv_->files();
   if (files_.stats) out.push_back(out_dir_ / "stats.json");
   return out;
 }
@@ -103,22 +92,10 @@ void Recorder<S>::finish_table() {
 }
 
 template <class S>
-void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
+void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions& options) {
   ScopedTimer timer(&seconds_);
   model_ = &model;
-  if (trajectory_.is_open()) {
-    trajectory_ << "t,mode";
-    for (const auto& name : model.state_names) trajectory_ << ',' << name;
-    trajectory_ << '\n';
-  }
-  if (events_.is_open()) {
-    events_ << "index,t,from,to,class,guard,one_sided";
-    for (const auto& name : model.state_names) events_ << ',' << name;
-    for (const auto& name : model.state_names) events_ << ',' << name << '+';
-    events_ << '\n';
-    events_.flush();
-  }
-  if (steps_.is_open()) steps_ << "t,h,limit\n";
+  if (csv_) csv_->on_start(model, options);
   if (mode_ == TableMode::kNone) return;
   // Columns as wide as the widest value they can hold, so that rows print as they come.
   const std::size_t number = static_cast<std::size_t>(kDigitsOf<S>) + 8;  // -d.ddd...e-308
@@ -140,11 +117,7 @@ void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions&) {
 template <class S>
 void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
   ScopedTimer timer(&seconds_);
-  last_t_ = t;
-  if (!trajectory_.is_open()) return;
-  trajectory_ << format_scalar(t, kDigitsOf<S>) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
-  for (const S& v : x) trajectory_ << ',' << format_scalar(v, kDigitsOf<S>);
-  trajectory_ << '\n';
+  if (csv_) csv_->on_sample(t, mode, x);
 }
 
 template <class S>
@@ -155,14 +128,7 @@ void Recorder<S>::on_event(const EventRecord<S>& record) {
                                     model_->modes[static_cast<std::size_t>(record.to)].name,
                                     transition_class_name(record.kind), std::string(record.guard)};
   for (const S& v : record.x_pre) cells.push_back(format_scalar(v, kDigitsOf<S>));
-  if (events_.is_open()) {
-    for (std::size_t c = 0; c < 6; ++c) events_ << cells[c] << ',';
-    events_ << (record.one_sided ? 1 : 0);
-    for (std::size_t i = 6; i < cells.size(); ++i) events_ << ',' << cells[i];
-    for (const S& v : record.x_post) events_ << ',' << format_scalar(v, kDigitsOf<S>);
-    events_ << '\n';
-    events_.flush();  // the event log survives a run that fails later
-  }
+  if (csv_) csv_->on_event(record);
   ++rows_;
   if (record.index != last_index_) ++events_seen_;
   last_index_ = record.index;
@@ -178,9 +144,7 @@ template <class S>
 void Recorder<S>::on_step(S t, S h, StepLimit limit) {
   ScopedTimer timer(&seconds_);
   if (progress_ != nullptr && (++steps_seen_ & 255) == 0) progress(t + h);
-  if (!steps_.is_open()) return;
-  steps_ << format_scalar(t, kDigitsOf<S>) << ',' << format_scalar(h, kDigitsOf<S>) << ',' << step_limit_name(limit)
-         << '\n';
+  if (csv_) csv_->on_step(t, h, limit);
 }
 
 template <class S>
@@ -191,9 +155,7 @@ void Recorder<S>::on_finish(const RunResult<S>&) {
 
 template <class S>
 void Recorder<S>::flush() {
-  if (trajectory_.is_open()) trajectory_.flush();
-  if (events_.is_open()) events_.flush();
-  if (steps_.is_open()) steps_.flush();
+  if (csv_) csv_->flush();
 }
 
 template class Recorder<double>;

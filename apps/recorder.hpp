@@ -1,7 +1,8 @@
-// What `hysim run` writes: an observer that streams the trajectory, the event log and the
-// step log to CSV files as the run goes (so a failed run keeps what it computed), prints the
+// What `hysim run` writes: an observer that passes the run to the library's CsvWriter
+// (hysim/output/csv_writer.hpp: events.csv, trajectory.csv, steps.csv, streamed), prints the
 // event table as events come (each row once, in columns sized from the model, so memory does
-// not grow with the horizon), and times itself so that the run's wall time can exclude it.
+// not grow with the horizon), shows progress on a terminal, and times itself so that the
+// run's wall time can exclude it.
 #pragma once
 
 #include <chrono>
@@ -9,10 +10,12 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "hysim/output/csv_writer.hpp"
 #include "hysim/simulator.hpp"
 
 namespace hysim::app {
@@ -58,7 +61,7 @@ class Recorder final : public Observer<S> {
 
   // Seconds spent inside the callbacks above.
   double seconds_in_observer() const { return seconds_; }
-  S last_t() const { return last_t_; }
+  S last_t() const { return csv_ ? csv_->last_t() : S(0); }
   // The files written, for the closing line of `run`.
   std::vector<std::filesystem::path> written() const;
 
@@ -73,7 +76,7 @@ class Recorder final : public Observer<S> {
   std::vector<std::size_t> widths_;
   std::int64_t rows_ = 0;
   std::deque<std::vector<std::string>> tail_;
-  std::ofstream trajectory_, events_, steps_;
+  std::optional<CsvWriter<S>> csv_;  // with --out
   std::ostream* progress_ = nullptr;
   double t0_ = 0, t_end_ = 1;
   std::int64_t events_seen_ = 0, last_index_ = -1, steps_seen_ = 0;
@@ -82,7 +85,6 @@ class Recorder final : public Observer<S> {
   std::chrono::steady_clock::time_point started_;
   void progress(S t);
   double seconds_ = 0.0;
-  S last_t_ = S(0);
 };
 
 }  // namespace hysim::app

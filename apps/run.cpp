@@ -86,7 +86,6 @@ int run_model(const RunRequest& request) {
   const TableMode table = request.table_mode();
   const OutputFiles files = OutputFiles::parse(request.files);
   const std::filesystem::path out_dir = request.out_dir;
-  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   Recorder<S> recorder(out_dir, files, table, table == TableMode::kNone ? nullptr : &std::cout);
 
   nlohmann::json report = {{"model", model.name}, {"options", options_json(request.options, request.choice, values)}};

@@ -12,6 +12,7 @@ set(allowed_events core run solvers events)
 set(allowed_simulator core run solvers events simulator)
 set(allowed_models core models)
 set(allowed_lang core models lang)
+set(allowed_output core run output)
 set(allowed_peers core run solvers events peers)
 
 # The layer of a path relative to src/hysim: its first folder, or "simulator".
@@ -45,7 +46,7 @@ endforeach()
 
 # Headers a user of the library includes, and everything they include.
 set(queue simulator.hpp events/strategy.hpp peers/peers.hpp models/catalog.hpp core/verbosity.hpp
-          run/option_table.hpp)
+          run/option_table.hpp output/csv_writer.hpp lang/build.hpp)
 set(seen "")
 while(queue)
   list(POP_FRONT queue header)

@@ -1,0 +1,105 @@
+#include "hysim/output/csv_writer.hpp"
+
+#include <limits>
+#include <system_error>
+
+#include "hysim/core/errors.hpp"
+
+namespace hysim {
+
+namespace {
+
+template <class S>
+constexpr int kDigitsOf = std::numeric_limits<S>::max_digits10;
+
+std::ofstream open_csv(const std::filesystem::path& path) {
+  std::ofstream out(path);
+  if (!out) throw InvalidArgument("cannot write " + path.string());
+  return out;
+}
+
+}  // namespace
+
+template <class S>
+CsvWriter<S>::CsvWriter(const std::filesystem::path& folder, CsvFiles files) : folder_(folder) {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw InvalidArgument("cannot create the output folder " + folder.string() + ": " + error.message());
+  if (files.events) events_ = open_csv(folder / "events.csv");
+  if (files.trajectory) trajectory_ = open_csv(folder / "trajectory.csv");
+  if (files.steps) steps_ = open_csv(folder / "steps.csv");
+}
+
+template <class S>
+std::vector<std::filesystem::path> CsvWriter<S>::files() const {
+  std::vector<std::filesystem::path> out;
+  if (events_.is_open()) out.push_back(folder_ / "events.csv");
+  if (trajectory_.is_open()) out.push_back(folder_ / "trajectory.csv");
+  if (steps_.is_open()) out.push_back(folder_ / "steps.csv");
+  return out;
+}
+
+template <class S>
+void CsvWriter<S>::on_start(const Model<S>& model, const SimulationOptions&) {
+  model_ = &model;
+  if (trajectory_.is_open()) {
+    trajectory_ << "t,mode";
+    for (const auto& name : model.state_names) trajectory_ << ',' << name;
+    trajectory_ << '\n';
+  }
+  if (events_.is_open()) {
+    events_ << "index,t,from,to,class,guard,one_sided";
+    for (const auto& name : model.state_names) events_ << ',' << name;
+    for (const auto& name : model.state_names) events_ << ',' << name << '+';
+    events_ << '\n';
+    events_.flush();
+  }
+  if (steps_.is_open()) steps_ << "t,h,limit\n";
+}
+
+template <class S>
+void CsvWriter<S>::on_sample(S t, int mode, std::span<const S> x) {
+  last_t_ = t;
+  if (!trajectory_.is_open()) return;
+  trajectory_ << format_scalar(t, kDigitsOf<S>) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
+  for (const S& v : x) trajectory_ << ',' << format_scalar(v, kDigitsOf<S>);
+  trajectory_ << '\n';
+}
+
+template <class S>
+void CsvWriter<S>::on_event(const EventRecord<S>& r) {
+  if (!events_.is_open()) return;
+  events_ << r.index << ',' << format_scalar(r.t, kDigitsOf<S>) << ','
+          << model_->modes[static_cast<std::size_t>(r.from)].name << ','
+          << model_->modes[static_cast<std::size_t>(r.to)].name << ',' << transition_class_name(r.kind) << ','
+          << r.guard << ',' << (r.one_sided ? 1 : 0);
+  for (const S& v : r.x_pre) events_ << ',' << format_scalar(v, kDigitsOf<S>);
+  for (const S& v : r.x_post) events_ << ',' << format_scalar(v, kDigitsOf<S>);
+  events_ << '\n';
+  events_.flush();  // the event log survives a run that fails later
+}
+
+template <class S>
+void CsvWriter<S>::on_step(S t, S h, StepLimit limit) {
+  if (!steps_.is_open()) return;
+  steps_ << format_scalar(t, kDigitsOf<S>) << ',' << format_scalar(h, kDigitsOf<S>) << ',' << step_limit_name(limit)
+         << '\n';
+}
+
+template <class S>
+void CsvWriter<S>::on_finish(const RunResult<S>&) {
+  flush();
+}
+
+template <class S>
+void CsvWriter<S>::flush() {
+  if (trajectory_.is_open()) trajectory_.flush();
+  if (events_.is_open()) events_.flush();
+  if (steps_.is_open()) steps_.flush();
+}
+
+template class CsvWriter<double>;
+template class CsvWriter<long double>;
+template class CsvWriter<float128>;
+
+}  // namespace hysim
