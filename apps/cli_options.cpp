@@ -115,28 +115,15 @@ std::vector<std::string> checked_solvers(const std::vector<std::string>& names) 
   return names;
 }
 
-nlohmann::json simulation_options_json(const SimulationOptions& options) {
-  nlohmann::json json = nlohmann::json::object();
-  visit_options(options, [&](const OptionInfo& info, const auto& value) { json[info.name] = value; });
-  return json;
-}
-
-nlohmann::json options_json(const SimulationOptions& options, const ModelChoice& choice,
+nlohmann::json request_options_json(const SimulationOptions& options, const ModelChoice& choice,
                             const ParameterValues& values) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [name, text] : values.values()) params[name] = text;
-  nlohmann::json json = simulation_options_json(options);
+  nlohmann::json json = hysim::options_json(options);
   json["scalar"] = choice.scalar;
   json["preset"] = choice.preset;
   json["parameters"] = params;
   return json;
-}
-
-nlohmann::json stats_json(const RunStatistics& s, double wall_seconds) {
-  return {{"steps_accepted", s.steps_accepted}, {"steps_rejected", s.steps_rejected}, {"rhs_evals", s.rhs_evals},
-          {"guard_evals", s.guard_evals},       {"root_iterations", s.root_iterations}, {"events", s.events},
-          {"transitions", s.transitions},       {"one_sided_events", s.one_sided_events},
-          {"wall_seconds", wall_seconds}};
 }
 
 }  // namespace hysim::app

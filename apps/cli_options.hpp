@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+
+#include "hysim/output/run_report.hpp"
 #include <string>
 #include <vector>
 
@@ -60,13 +62,10 @@ void add_solvers_option(CLI::App* command, std::vector<std::string>* solvers, co
 std::vector<std::string> checked_strategies(const std::vector<std::string>& names);
 std::vector<std::string> checked_solvers(const std::vector<std::string>& names);
 
-// Every field of SimulationOptions, keyed by its name in option_table().
-nlohmann::json simulation_options_json(const SimulationOptions& options);
-// The same with the model choice (scalar, preset, every parameter's text).
-nlohmann::json options_json(const SimulationOptions& options, const ModelChoice& choice,
-                            const ParameterValues& values);
-// The counters of RunStatistics and the wall time.
-nlohmann::json stats_json(const RunStatistics& stats, double wall_seconds);
+// Every field of SimulationOptions (hysim::options_json) with the model choice: scalar, preset
+// and every parameter's text.
+nlohmann::json request_options_json(const SimulationOptions& options, const ModelChoice& choice,
+                                    const ParameterValues& values);
 
 // Calls body.template operator()<S>() with S the scalar type of `kind`, returning its result.
 template <class Body>

@@ -71,7 +71,7 @@ nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const
                         {"outcome", outcome_name(run.outcome)},
                         {"note", run.note}};
   if (run.outcome == Outcome::kSkipped) return out;
-  out["stats"] = stats_json(run.stats, run.wall_seconds);
+  out["stats"] = statistics_json(run.stats, run.wall_seconds);
   out["one_sided_share"] = optional_json(run.one_sided_share());
   if (!run.match) return out;
   out["matching"] = {{"matched", run.match->matched},
@@ -126,7 +126,7 @@ int compare(const CompareRequest& request) {
     std::filesystem::create_directories(out_dir);
     exact.write_csv(out_dir / "compare.csv");
     nlohmann::json report = {{"model", request.choice.model},
-                             {"options", options_json(base, request.choice, values)},
+                             {"options", request_options_json(base, request.choice, values)},
                              {"solvers", solvers},
                              {"strategies", strategies},
                              {"event_numbers", errors.numbers}};

@@ -88,9 +88,10 @@ int run_model(const RunRequest& request) {
   const std::filesystem::path out_dir = request.out_dir;
   Recorder<S> recorder(out_dir, files, table, table == TableMode::kNone ? nullptr : &std::cout);
 
-  nlohmann::json report = {{"model", model.name}, {"options", options_json(request.options, request.choice, values)}};
-  const auto write_stats = [&] {
-    if (!out_dir.empty() && files.stats) std::ofstream(out_dir / "stats.json") << report.dump(2) << "\n";
+  const auto write_stats = [&](const RunResult<S>& result, double wall_seconds) {
+    if (out_dir.empty() || !files.stats) return;
+    write_json(out_dir / "stats.json", run_report_json(model.name, request_options_json(request.options, request.choice, values),
+                                                       result, wall_seconds));
   };
   if (isatty(STDERR_FILENO)) recorder.show_progress(&std::cerr, to_double(model.t0), request.options.t_end);
   simulator.stop_when(&g_stop);
@@ -104,9 +105,7 @@ int run_model(const RunRequest& request) {
     recorder.flush();
     const double wall = seconds_since(start);
     if (!out_dir.empty()) {
-      report["error"] = result.message;
-      report["stats"] = stats_json(simulator.statistics(), wall - recorder.seconds_in_observer());
-      write_stats();
+      write_stats(result, wall - recorder.seconds_in_observer());
       std::cerr << "hysim: the run failed; " << out_dir.string() << " holds its output up to t = "
                 << format_scalar(recorder.last_t()) << "\n";
     }
@@ -120,10 +119,7 @@ int run_model(const RunRequest& request) {
             << s.rhs_evals << " field evaluations, " << s.guard_evals << " guard evaluations, " << s.root_iterations
             << " root iterations; " << std::setprecision(3) << wall_simulation << " s\n";
   if (!out_dir.empty()) {
-    report["result"] = {{"reason", run_reason_name(result.reason)}, {"message", result.message}};
-    if (result.zeno_detected) report["result"]["zeno_t"] = to_double(result.t_zeno);
-    report["stats"] = stats_json(s, wall_simulation);
-    write_stats();
+    write_stats(result, wall_simulation);
     std::string wrote;
     for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + path.string();
     if (!wrote.empty()) std::cout << "wrote " << wrote << "\n";

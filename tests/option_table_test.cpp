@@ -126,7 +126,7 @@ TEST(OptionTable, EveryFieldRoundTripsThroughTheCommandLine) {
 TEST(OptionTable, EveryFieldRoundTripsThroughTheJson) {
   for (const OptionInfo& info : option_table()) {
     const SimulationOptions changed = with_changed(info);
-    const nlohmann::json json = nlohmann::json::parse(app::simulation_options_json(changed).dump());
+    const nlohmann::json json = nlohmann::json::parse(hysim::options_json(changed).dump());
     EXPECT_EQ(json.size(), option_table().size());
     SimulationOptions back;
     visit_options(back, [&](const OptionInfo& field_info, auto& field) {

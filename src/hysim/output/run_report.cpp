@@ -1,0 +1,60 @@
+#include "hysim/output/run_report.hpp"
+
+#include <fstream>
+#include <system_error>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/run/option_table.hpp"
+
+namespace hysim {
+
+nlohmann::json options_json(const SimulationOptions& options) {
+  nlohmann::json json = nlohmann::json::object();
+  visit_options(options, [&](const OptionInfo& info, const auto& value) { json[info.name] = value; });
+  return json;
+}
+
+nlohmann::json statistics_json(const RunStatistics& s, double wall_seconds) {
+  return {{"steps_accepted", s.steps_accepted}, {"steps_rejected", s.steps_rejected}, {"rhs_evals", s.rhs_evals},
+          {"guard_evals", s.guard_evals},       {"root_iterations", s.root_iterations}, {"events", s.events},
+          {"transitions", s.transitions},       {"one_sided_events", s.one_sided_events},
+          {"wall_seconds", wall_seconds}};
+}
+
+template <class S>
+nlohmann::json run_report_json(const std::string& model, nlohmann::json options, const RunResult<S>& result,
+                               double wall_seconds) {
+  nlohmann::json report = {{"model", model}, {"options", std::move(options)}};
+  if (result.failed()) {
+    report["error"] = result.message;
+  } else {
+    report["result"] = {{"reason", run_reason_name(result.reason)}, {"message", result.message}, {"t", to_double(result.t)}};
+    if (result.zeno_detected) report["result"]["zeno_t"] = to_double(result.t_zeno);
+  }
+  report["stats"] = statistics_json(result.stats, wall_seconds);
+  return report;
+}
+
+void write_json(const std::filesystem::path& file, const nlohmann::json& json) {
+  std::filesystem::path partial = file;
+  partial += ".partial";
+  {
+    std::ofstream out(partial);
+    out << json.dump(2) << '\n';
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+      throw InvalidArgument("cannot write " + file.string());
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, file, error);
+  if (error) throw InvalidArgument("cannot write " + file.string() + ": " + error.message());
+}
+
+template nlohmann::json run_report_json(const std::string&, nlohmann::json, const RunResult<double>&, double);
+template nlohmann::json run_report_json(const std::string&, nlohmann::json, const RunResult<long double>&, double);
+template nlohmann::json run_report_json(const std::string&, nlohmann::json, const RunResult<float128>&, double);
+
+}  // namespace hysim
