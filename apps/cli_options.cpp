@@ -13,7 +13,7 @@
 
 namespace hysim::app {
 
-const ModelEntry& ModelChoice::entry() const { return model_entry(model); }
+const ModelEntry& ModelChoice::entry() const { return loaded ? *loaded : model_entry(model); }
 
 const ModelEntry& model_entry(const std::string& name) {
   if (!lang::names_model_file(name)) return find_model(name);

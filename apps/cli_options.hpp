@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hysim/output/run_report.hpp"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,11 @@ struct ModelChoice {
   std::string preset;
   std::vector<std::string> params;  // NAME=VALUE, applied in order after the preset
   std::string reference_file;       // --reference: an events.csv to measure against (compare, workprecision)
+  std::shared_ptr<const ModelEntry> loaded;  // when set, the model itself (the Python module's)
 
-  // The built-in model of that name, or the model file at that path (lang/build.hpp
-  // names_model_file), compiled once per program run; its warnings go to stderr then.
+  // `loaded`, else the built-in model of that name, or the model file at that path
+  // (lang/build.hpp names_model_file), compiled once per program run; its warnings go to
+  // stderr then.
   const ModelEntry& entry() const;
   // The model's defaults, then the preset, then each --param. Throws InvalidArgument.
   ParameterValues values() const;

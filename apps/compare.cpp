@@ -8,6 +8,7 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
+#include "apps/comparison.hpp"
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
@@ -61,85 +62,30 @@ std::vector<std::string> cells_of(const Evaluation& run, const ErrorColumns& err
   return cells;
 }
 
-nlohmann::json optional_json(const std::optional<double>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const Reference* reference) {
-  nlohmann::json out = {{"solver", run.solver_label()},
-                        {"strategy", run.options.strategy},
-                        {"outcome", outcome_name(run.outcome)},
-                        {"note", run.note}};
-  if (run.outcome == Outcome::kSkipped) return out;
-  out["stats"] = statistics_json(run.stats, run.wall_seconds);
-  out["one_sided_share"] = optional_json(run.one_sided_share());
-  if (!run.match) return out;
-  out["matching"] = {{"matched", run.match->matched},
-                     {"missed", run.match->missed},
-                     {"spurious", run.match->spurious},
-                     {"at_start", run.match->at_start},
-                     {"open_at_end", run.match->open}};
-  out["max_abs_dt"] = optional_json(max_time_error(*run.match, run.events, reference->events));
-  nlohmann::json by_name = nlohmann::json::object();
-  const auto headers = errors.headers();
-  const auto values = errors.values(run, reference);
-  for (std::size_t c = 0; c < headers.size(); ++c) by_name[headers[c]] = optional_json(values[c]);
-  out["errors"] = by_name;
-  return out;
-}
-
 int compare(const CompareRequest& request) {
-  const std::vector<std::string> strategies = checked_strategies(request.strategies);
-  const std::vector<std::string> solvers =
-      request.solvers.empty() ? std::vector<std::string>{request.options.solver} : checked_solvers(request.solvers);
-  const ParameterValues values = request.choice.values();
-  SimulationOptions base = request.options;
-  base.solver = solvers.front();
-  check_common_options(request.choice, values, base);
-  const std::filesystem::path out_dir = request.out_dir;
-
-  std::string why_no_reference;
-  const std::optional<Reference> reference = reference_for(request.choice, values, base.t_end, &why_no_reference);
-  const Reference* ref = reference ? &*reference : nullptr;
-  const std::vector<Evaluation> runs =
-      evaluate(request.choice, values, solver_strategy_grid(base, solvers, strategies), ref);
-
-  const std::vector<std::string> states = request.choice.entry().make<double>(values).state_names;
-  const ErrorColumns errors = error_columns(states, kTableOneEvents);
+  const Comparison c = compare_runs(request.choice, request.options, request.strategies, request.solvers);
+  const Reference* ref = c.reference_or_null();
   Table shown, exact;
-  shown.header = exact.header = header_of(errors);
-  for (const auto& run : runs) {
-    shown.rows.push_back(cells_of(run, errors, ref, Precision::kShort));
-    exact.rows.push_back(cells_of(run, errors, ref, Precision::kExact));
+  shown.header = exact.header = header_of(c.errors);
+  for (const auto& run : c.runs) {
+    shown.rows.push_back(cells_of(run, c.errors, ref, Precision::kShort));
+    exact.rows.push_back(cells_of(run, c.errors, ref, Precision::kExact));
   }
 
-  std::cout << request.choice.model << " to t_end = " << base.t_end << ", " << request.choice.scalar
-            << ", rtol = " << base.rtol << ", atol = " << base.atol << "\n";
+  std::cout << request.choice.model << " to t_end = " << c.base.t_end << ", " << request.choice.scalar
+            << ", rtol = " << c.base.rtol << ", atol = " << c.base.atol << "\n";
   if (ref) {
     std::cout << "reference: " << ref->method << "; errors dX_k = X~_k - X*_k at reference events 1 and 7\n\n";
   } else {
-    std::cout << "reference: none (" << why_no_reference << "); event errors are not available\n\n";
+    std::cout << "reference: none (" << c.why_no_reference << "); event errors are not available\n\n";
   }
   shown.print(std::cout);
 
-  if (!out_dir.empty()) {
+  if (!request.out_dir.empty()) {
+    const std::filesystem::path out_dir = request.out_dir;
     std::filesystem::create_directories(out_dir);
     exact.write_csv(out_dir / "compare.csv");
-    nlohmann::json report = {{"model", request.choice.model},
-                             {"options", request_options_json(base, request.choice, values)},
-                             {"solvers", solvers},
-                             {"strategies", strategies},
-                             {"event_numbers", errors.numbers}};
-    report["options"].erase("solver");
-    report["options"].erase("strategy");
-    report["reference"] = ref ? nlohmann::json{{"method", ref->method}, {"events", ref->events.size()}}
-                              : nlohmann::json{{"none", why_no_reference}};
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& run : runs) list.push_back(run_json(run, errors, ref));
-    report["runs"] = list;
-    std::ofstream json(out_dir / "compare.json");
-    if (!json) throw InvalidArgument("cannot write " + (out_dir / "compare.json").string());
-    json << report.dump(2) << "\n";
+    write_json(out_dir / "compare.json", c.json());
     std::cout << "\nwrote " << (out_dir / "compare.csv").string() << ", " << (out_dir / "compare.json").string()
               << "\n";
   }

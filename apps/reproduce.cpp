@@ -13,6 +13,7 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
+#include "apps/comparison.hpp"
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
@@ -21,14 +22,6 @@ namespace hysim::app {
 
 namespace {
 
-struct ReproduceRequest {
-  std::string name;
-  std::vector<std::string> strategies;
-  std::string solver = "dopri5";
-  double rtol = 1e-4;
-  double atol = 0;  // 0: the same as rtol (the paper gives one accuracy, eps)
-  std::string out_dir;
-};
 
 // 004, Table 1, as printed: t~1-t1*, t~7-t7*, omega~1-omega1*, omega~7-omega7*,
 // phi~1-phi1*, phi~7-phi7*.
@@ -45,7 +38,16 @@ constexpr std::array<PaperRow, 4> kPwmTableOne = {{
 constexpr const char* kPaperSource = "004, Table 1";
 constexpr double kPaperAccuracy = 1e-4;  // 004, section 9: "the given accuracy eps = 1e-4"
 
-int reproduce_pwm_table1(const ReproduceRequest& request) {
+// The runs of our rows, against the exact events.
+struct TableOne {
+  SimulationOptions base;
+  Reference reference;
+  ErrorColumns errors;  // t, omega and phi at events 1 and 7
+  std::vector<Evaluation> runs;
+  bool every_strategy = true;  // no --strategies: a strategy that cannot run is left out
+};
+
+TableOne run_table_one(const ReproduceRequest& request) {
   ModelChoice choice;
   choice.model = "pwm-servo";
   const ParameterValues values = choice.values();
@@ -74,10 +76,21 @@ int reproduce_pwm_table1(const ReproduceRequest& request) {
     runs.push_back(base);
     runs.back().strategy = strategy;
   }
-  const std::vector<Evaluation> evaluations = evaluate(choice, values, runs, &*reference);
+  TableOne table;
+  table.base = base;
+  table.reference = *reference;
+  table.every_strategy = every_strategy;
+  table.runs = evaluate(choice, values, runs, &*reference);
+  table.errors = error_columns(entry.make<double>(values).state_names, kTableOneEvents, {"omega", "phi"});
+  return table;
+}
 
-  const ErrorColumns errors =
-      error_columns(entry.make<double>(values).state_names, kTableOneEvents, {"omega", "phi"});
+int reproduce_pwm_table1(const ReproduceRequest& request) {
+  const TableOne table = run_table_one(request);
+  const SimulationOptions& base = table.base;
+  const Reference* reference = &table.reference;
+  const ErrorColumns& errors = table.errors;
+
   Table shown, exact;
   shown.header = {"source", "method"};
   for (const auto& h : errors.headers()) shown.header.push_back(h);
@@ -93,8 +106,8 @@ int reproduce_pwm_table1(const ReproduceRequest& request) {
     exact.rows.push_back(cells);
   }
   std::vector<std::string> not_run;
-  for (const auto& run : evaluations) {
-    if (run.outcome == Outcome::kSkipped && every_strategy) {
+  for (const auto& run : table.runs) {
+    if (run.outcome == Outcome::kSkipped && table.every_strategy) {
       not_run.push_back(run.options.strategy + " (" + run.note + ")");
       continue;
     }
@@ -124,25 +137,77 @@ int reproduce_pwm_table1(const ReproduceRequest& request) {
   return 0;
 }
 
+// The same as data: the paper's rows as numbers, our rows with their runs' statistics.
+nlohmann::json pwm_table1_json(const ReproduceRequest& request) {
+  const TableOne table = run_table_one(request);
+  const std::vector<std::string> columns = table.errors.headers();
+  nlohmann::json paper = nlohmann::json::array();
+  for (const auto& row : kPwmTableOne) {
+    nlohmann::json cells = {{"platform", row.platform}};
+    for (std::size_t c = 0; c < columns.size(); ++c) cells[columns[c]] = std::stod(row.errors[c]);
+    paper.push_back(cells);
+  }
+  nlohmann::json ours = nlohmann::json::array();
+  nlohmann::json not_run = nlohmann::json::array();
+  for (const auto& run : table.runs) {
+    if (run.outcome == Outcome::kSkipped && table.every_strategy) {
+      not_run.push_back({{"strategy", run.options.strategy}, {"note", run.note}});
+      continue;
+    }
+    ours.push_back(run_json(run, table.errors, &table.reference));
+  }
+  return {{"source", kPaperSource},
+          {"columns", columns},
+          {"paper_accuracy", kPaperAccuracy},
+          {"paper", paper},
+          {"hysim", ours},
+          {"not_run", not_run},
+          {"settings",
+           {{"solver", table.base.solver},
+            {"rtol", table.base.rtol},
+            {"atol", table.base.atol},
+            {"scalar", "double"},
+            {"t_end", table.base.t_end},
+            {"reference", table.reference.method}}}};
+}
+
 struct Reproduction {
   const char* name;
   const char* description;
-  int (*run)(const ReproduceRequest&);
+  int (*print)(const ReproduceRequest&);
+  nlohmann::json (*data)(const ReproduceRequest&);
 };
 constexpr std::array<Reproduction, 1> kReproductions = {{
-    {"pwm-table1", "004, Table 1: errors at events 1 and 7 of the PWM servo drive", reproduce_pwm_table1},
+    {"pwm-table1", "004, Table 1: errors at events 1 and 7 of the PWM servo drive", reproduce_pwm_table1,
+     pwm_table1_json},
 }};
 
-int reproduce(const ReproduceRequest& request) {
+const Reproduction& find_reproduction(const std::string& name) {
   std::string known;
   for (const auto& reproduction : kReproductions) {
-    if (request.name == reproduction.name) return reproduction.run(request);
+    if (name == reproduction.name) return reproduction;
     known += (known.empty() ? "" : ", ") + std::string(reproduction.name);
   }
-  throw InvalidArgument("unknown reproduction '" + request.name + "' (known: " + known + ")");
+  throw InvalidArgument("unknown reproduction '" + name + "' (known: " + known + ")");
 }
 
+int reproduce(const ReproduceRequest& request) { return find_reproduction(request.name).print(request); }
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> reproductions() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& reproduction : kReproductions) out.emplace_back(reproduction.name, reproduction.description);
+  return out;
+}
+
+nlohmann::json reproduction_json(const ReproduceRequest& request) {
+  const Reproduction& reproduction = find_reproduction(request.name);
+  nlohmann::json out = reproduction.data(request);
+  out["name"] = reproduction.name;
+  out["description"] = reproduction.description;
+  return out;
+}
 
 Command add_reproduce_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<ReproduceRequest>();

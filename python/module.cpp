@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "apps/comparison.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/lang/build.hpp"
@@ -30,28 +31,30 @@ namespace hysim::python {
 
 namespace {
 
-// A model as the user chose it: catalog entry or compiled file, with its parameter values.
+// A model as the user chose it: catalog entry or compiled file, with its parameter values, and
+// the same choice as the program's MODEL --preset --param (for compare).
 struct PyModel {
   std::shared_ptr<const ModelEntry> entry;
   ParameterValues values;
+  app::ModelChoice choice;
 };
 
 PyModel make_model(const std::string& name, const std::string& preset, const py::dict& params) {
-  std::shared_ptr<const ModelEntry> entry;
-  if (lang::names_model_file(name)) {
-    entry = std::make_shared<const ModelEntry>(lang::load_model_file(name));
-  } else {
-    entry = std::make_shared<const ModelEntry>(find_model(name));
-  }
-  PyModel model{entry, entry->default_values()};
-  if (!preset.empty()) model.values.apply_preset(entry->presets, preset);
-  for (const auto& [key, value] : params) model.values.set(py::str(key), py::str(value));
-  return model;
+  app::ModelChoice choice;
+  choice.model = name;
+  choice.preset = preset;
+  for (const auto& [key, value] : params) choice.params.push_back(std::string(py::str(key)) + "=" + std::string(py::str(value)));
+  // A model file is read afresh each time: an edited file gives a new model.
+  choice.loaded = lang::names_model_file(name) ? std::make_shared<const ModelEntry>(lang::load_model_file(name))
+                                               : std::make_shared<const ModelEntry>(find_model(name));
+  return PyModel{choice.loaded, choice.values(), choice};
 }
 
-// SimulationOptions from keyword arguments named as the fields (`hysim options`).
-SimulationOptions options_from(const py::kwargs& kwargs) {
+// SimulationOptions from keyword arguments named as the fields (`hysim options`); without
+// t_end, the preset's end time when it has one.
+SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
   SimulationOptions options;
+  options.t_end = model.choice.t_end_or(options.t_end);
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::str(key);
     bool known = false;
@@ -181,8 +184,47 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   return out;
 }
 
+// JSON of the comparison layer as Python dicts and lists.
+py::object to_python(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
+
+std::vector<std::string> names_or_all(const py::object& names) {
+  if (names.is_none()) return {};
+  if (py::isinstance<py::str>(names)) return {names.cast<std::string>()};
+  return names.cast<std::vector<std::string>>();
+}
+
+py::object compare(const PyModel& model, const py::object& strategies, const py::object& solvers,
+                   const std::string& scalar, const py::kwargs& kwargs) {
+  app::ModelChoice choice = model.choice;
+  choice.scalar = scalar;
+  (void)choice.scalar_kind();  // a bad name is an error before anything runs
+  const SimulationOptions options = options_from(model, kwargs);
+  nlohmann::json json;
+  {
+    py::gil_scoped_release release;
+    json = app::compare_runs(choice, options, names_or_all(strategies), names_or_all(solvers)).json();
+  }
+  return to_python(json);
+}
+
+py::object reproduce(const std::string& name, const py::object& strategies, const std::string& solver, double rtol,
+                     double atol) {
+  app::ReproduceRequest request;
+  request.name = name;
+  request.strategies = names_or_all(strategies);
+  request.solver = solver;
+  request.rtol = rtol;
+  request.atol = atol;
+  nlohmann::json json;
+  {
+    py::gil_scoped_release release;
+    json = app::reproduction_json(request);
+  }
+  return to_python(json);
+}
+
 py::dict run(const PyModel& model, const std::string& scalar, bool trajectory, const py::kwargs& kwargs) {
-  const SimulationOptions options = options_from(kwargs);
+  const SimulationOptions options = options_from(model, kwargs);
   switch (parse_scalar_kind(scalar)) {
     case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory);
     case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory);
@@ -225,8 +267,24 @@ PYBIND11_MODULE(hysim, module) {
       .def("run", &python::run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            "run(scalar='double', trajectory=True, **options): one simulation; options are the fields of "
            "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...). Returns a dict: "
-           "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)");
+           "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)")
+      .def("compare", &python::compare, py::arg("strategies") = py::none(), py::arg("solvers") = py::none(),
+           py::arg("scalar") = "double",
+           "compare(strategies=None, solvers=None, scalar='double', **options): every (solver, strategy) "
+           "combination against the model's reference, as `hysim compare` (None: every strategy, the solver "
+           "of the options). Returns the dict of compare.json: model, options, reference, runs (each with "
+           "stats, matching, max_abs_dt, errors)");
 
+  module.def("reproduce", &python::reproduce, py::arg("name"), py::arg("strategies") = py::none(),
+             py::arg("solver") = "dopri5", py::arg("rtol") = 1e-4, py::arg("atol") = 0.0,
+             "reproduce(name, strategies=None, solver='dopri5', rtol=1e-4, atol=0): a published table as "
+             "`hysim reproduce` computes it (hysim.reproductions() lists them). Returns a dict: columns, paper "
+             "(the paper's rows as numbers), hysim (our rows as in compare), not_run, settings");
+  module.def("reproductions", [] {
+    py::dict out;
+    for (const auto& [name, description] : app::reproductions()) out[py::str(name)] = description;
+    return out;
+  }, "the published tables `reproduce` knows, with a line each");
   module.def("models", [] {
     py::list out;
     for (const auto& entry : model_catalog()) out.append(entry.name);

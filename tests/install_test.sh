@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install and consume: installs the build into a temporary prefix, then configures, builds and
 # runs examples/cpp-thermostat, a project of its own that finds the package with
-# find_package(hysim) and links hysim::hysim; it checks its own results (exit 0).
+# find_package(hysim) and links hysim::hysim; it checks its own results (exit 0). The installed
+# Python module (when built) imports and runs.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=${1:?usage: install_test.sh BUILD_DIR SOURCE_DIR}
@@ -25,4 +26,12 @@ cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; 
 "$tmp/consumer/thermostat"
 # The installed program runs an installed model file.
 "$tmp/prefix/bin/hysim" run "$tmp/prefix/share/hysim/examples/thermostat.hym" --t-end 3 | tail -1
+# The installed Python module, when it was built, imports and runs from the prefix.
+if compgen -G "$tmp/prefix/lib/python3/dist-packages/hysim*.so" >/dev/null; then
+  PYTHONPATH="$tmp/prefix/lib/python3/dist-packages" /usr/bin/python3 -c '
+import hysim
+r = hysim.Model("bouncing-ball").run(t_end=3.0, trajectory=False)
+assert r["reason"] == "reached t_end" and r["stats"]["events"] == 1, r["message"]
+print("installed python module:", r["message"])'
+fi
 echo "ok install and consume"

@@ -2,6 +2,7 @@
 the results as numpy arrays. Run by ctest (`python` test) with PYTHONPATH=build/python and the
 paths below in the environment."""
 import csv
+import json
 import math
 import os
 import subprocess
@@ -96,3 +97,56 @@ def test_the_python_example_runs_and_draws_its_figure(tmp_path):
                           check=True, capture_output=True, text=True, env=env)
     assert "gamma-refine  t = 0.0449489742783178" in done.stdout  # (sqrt(6) - 2)/10 to 16 digits
     assert out.stat().st_size > 10000
+
+
+def without_wall_time(runs):
+    for run in runs:
+        run.get("stats", {}).pop("wall_seconds", None)
+    return runs
+
+
+def test_compare_as_data_is_the_programs_compare_json(tmp_path):
+    out = tmp_path / "compare"
+    done = subprocess.run([PROGRAM, "compare", "pwm-servo", "--t-end", "2", "--strategies", "gamma-refine,bisection,gamma",
+                           "--solvers", "dopri5,bs3", "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "compare.json") as f:
+        program = json.load(f)
+    data = hysim.Model("pwm-servo").compare(strategies=["gamma-refine", "bisection", "gamma"], solvers=["dopri5", "bs3"],
+                                            t_end=2.0)
+    assert data["reference"] == program["reference"]
+    assert data["options"] == program["options"]
+    assert without_wall_time(data["runs"]) == without_wall_time(program["runs"])
+    # Against the exact events (100-digit reference): one-sided location lands within a few ulp
+    # of t, gamma alone (ISMA's rule) within its h_min.
+    by_strategy = {(r["solver"], r["strategy"]): r for r in data["runs"]}
+    assert abs(by_strategy[("dopri5", "gamma-refine")]["errors"]["dt7"]) < 1e-14
+    assert by_strategy[("dopri5", "gamma-refine")]["matching"]["missed"] == 0
+    assert 1e-12 < abs(by_strategy[("dopri5", "gamma")]["errors"]["dt7"]) < 1e-5
+
+
+def test_reproduce_table_one_as_data(tmp_path):
+    names = hysim.reproductions()
+    assert "pwm-table1" in names
+    data = hysim.reproduce("pwm-table1", strategies=["gamma-refine", "gamma"])
+    assert data["columns"] == ["dt1", "dt7", "domega1", "domega7", "dphi1", "dphi7"]
+    # The paper's rows, as printed in 004, Table 1.
+    assert [row["platform"] for row in data["paper"]] == ["ISMA", "SimInTech", "MATLAB", "Ptolemy II"]
+    assert data["paper"][0]["dt1"] == 1.5e-06 and data["paper"][2]["dt7"] == -1.6e-10
+    # Our rows are the program's pwm-table1.csv, cell for cell.
+    out = tmp_path / "table1"
+    done = subprocess.run([PROGRAM, "reproduce", "pwm-table1", "--strategies", "gamma-refine,gamma", "--out", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "pwm-table1.csv") as f:
+        rows = [row for row in csv.DictReader(f) if row["source"] == "hysim"]
+    assert len(rows) == len(data["hysim"]) == 2
+    for row, ours in zip(rows, data["hysim"]):
+        assert row["method"] == ours["solver"] + " " + ours["strategy"]
+        for column in data["columns"]:
+            assert float(row[column]) == ours["errors"][column]
+    # Located one-sided to a few ulp, the first event beats every platform of the paper.
+    refine = data["hysim"][0]
+    assert all(abs(refine["errors"]["dt1"]) < abs(row["dt1"]) for row in data["paper"])
+    with pytest.raises(ValueError, match="unknown reproduction 'nope'"):
+        hysim.reproduce("nope")

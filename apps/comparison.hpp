@@ -1,0 +1,63 @@
+// The data behind `hysim compare` and `hysim reproduce`: the runs, measured against the
+// reference, before they become a table. The program prints and writes them; the Python
+// module returns them as dicts (python/module.cpp, docs/python.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/cli_options.hpp"
+#include "apps/evaluation.hpp"
+
+namespace hysim::app {
+
+// Every (solver, strategy) combination of one model, against its reference (hysim compare).
+struct Comparison {
+  Comparison(ModelChoice choice_, ParameterValues values_) : choice(std::move(choice_)), values(std::move(values_)) {}
+
+  ModelChoice choice;
+  ParameterValues values;
+  SimulationOptions base;  // the options shared by the runs (solver: the first one)
+  std::vector<std::string> solvers, strategies;
+  std::optional<Reference> reference;
+  std::string why_no_reference;  // when there is none
+  ErrorColumns errors;           // events 1 and 7 of the reference, every state
+  std::vector<Evaluation> runs;  // solver by solver, strategy by strategy
+
+  const Reference* reference_or_null() const { return reference ? &*reference : nullptr; }
+  // compare.json (docs/cli.md, `hysim compare`).
+  nlohmann::json json() const;
+};
+
+// Checks the choice and the options (InvalidArgument), then runs every combination. Empty
+// lists: every strategy, and options.solver alone.
+Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& options,
+                        const std::vector<std::string>& strategies, const std::vector<std::string>& solvers);
+
+// One run as compare.json holds it: solver, strategy, outcome, note, stats, one_sided_share,
+// and against a reference matching, max_abs_dt and errors by column name.
+nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const Reference* reference);
+
+// `hysim reproduce NAME` (apps/reproduce.cpp).
+struct ReproduceRequest {
+  std::string name;
+  std::vector<std::string> strategies;  // empty: every strategy that runs
+  std::string solver = "dopri5";
+  double rtol = 1e-4;
+  double atol = 0;  // 0: the same as rtol (the paper gives one accuracy, eps)
+  std::string out_dir;
+};
+
+// The names of the reproductions, with a line each.
+std::vector<std::pair<std::string, std::string>> reproductions();
+
+// The reproduction as data: {"name", "source", "description", "columns", "paper": [rows],
+// "hysim": [rows], "not_run", "settings"}; each row maps the columns to numbers (null where
+// unknown). Throws InvalidArgument for an unknown name or a bad option.
+nlohmann::json reproduction_json(const ReproduceRequest& request);
+
+}  // namespace hysim::app
