@@ -123,18 +123,21 @@ void Recorder<S>::on_sample(S t, int mode, std::span<const S> x) {
 template <class S>
 void Recorder<S>::on_event(const EventRecord<S>& record) {
   ScopedTimer timer(&seconds_);
+  if (csv_) csv_->on_event(record);
+  ++rows_;
+  if (record.index != last_index_) ++events_seen_;
+  last_index_ = record.index;
+  const bool printed = mode_ == TableMode::kAll || (mode_ == TableMode::kAbbreviated && rows_ <= kHeadRows);
+  const bool kept = !printed && mode_ == TableMode::kAbbreviated;  // for the tail
+  if (!printed && !kept) return;
   std::vector<std::string> cells = {std::to_string(record.index), format_scalar(record.t, kDigitsOf<S>),
                                     model_->modes[static_cast<std::size_t>(record.from)].name,
                                     model_->modes[static_cast<std::size_t>(record.to)].name,
                                     transition_class_name(record.kind), std::string(record.guard)};
   for (const S& v : record.x_pre) cells.push_back(format_scalar(v, kDigitsOf<S>));
-  if (csv_) csv_->on_event(record);
-  ++rows_;
-  if (record.index != last_index_) ++events_seen_;
-  last_index_ = record.index;
-  if (mode_ == TableMode::kAll || (mode_ == TableMode::kAbbreviated && rows_ <= kHeadRows)) {
+  if (printed) {
     print_row(cells);
-  } else if (mode_ == TableMode::kAbbreviated) {
+  } else {
     tail_.push_back(std::move(cells));
     if (tail_.size() > kTailRows) tail_.pop_front();
   }

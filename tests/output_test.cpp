@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <iomanip>
+#include <limits>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
@@ -149,6 +152,37 @@ TEST_F(OutputTest, UnwritablePlacesAreNamed) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("missing/stats.json"), std::string::npos) << e.what();
   }
+}
+
+// The numbers of every file are written by append_scalar (std::to_chars): the text must be
+// that of a stream with setprecision, as before, for awkward values of each type.
+template <class S>
+void expect_stream_text(const std::vector<S>& values) {
+  for (const S& v : values) {
+    for (const int digits : {1, 6, 10, std::numeric_limits<S>::max_digits10}) {
+      std::ostringstream stream;
+      stream << std::setprecision(digits) << v;
+      EXPECT_EQ(format_scalar(v, digits), stream.str()) << digits << " digits";
+    }
+  }
+}
+
+TEST(AppendScalar, SameTextAsAStream) {
+  std::vector<double> doubles = {0.0, -0.0, 1.0, 0.1, -2.5e-300, 1e300, 123456789012345678.0, 4.9e-324,
+                                 std::numeric_limits<double>::infinity(), 1.0 / 3.0, 1e-5, 1e16, 99999.5};
+  std::vector<long double> longs = {0.0L, 0.1L, 1.0L / 3.0L, -1e-4000L, 1e4000L, 1e-5L, 12345678901234567890.0L};
+  std::uint64_t state = 88172645463325252ull;  // xorshift64: reproducible bit patterns
+  for (int i = 0; i < 2000; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    double d;
+    std::memcpy(&d, &state, sizeof d);
+    if (std::isfinite(d)) doubles.push_back(d);
+    longs.push_back(static_cast<long double>(d) * (1.0L + 1e-17L));
+  }
+  expect_stream_text(doubles);
+  expect_stream_text(longs);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "hysim/core/scalar.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <iomanip>
 #include <sstream>
@@ -73,10 +74,23 @@ float128 parse_decimal<float128>(const std::string& text, std::string_view what)
 }
 
 template <class S>
+void append_scalar(std::string& text, const S& value, int digits) {
+  if constexpr (std::is_same_v<S, float128>) {
+    std::ostringstream out;
+    out << std::setprecision(digits) << value;
+    text += out.str();
+  } else {
+    char buffer[128];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, digits).ptr;
+    text.append(buffer, end);
+  }
+}
+
+template <class S>
 std::string format_scalar(const S& value, int digits) {
-  std::ostringstream out;
-  out << std::setprecision(digits) << value;
-  return out.str();
+  std::string text;
+  append_scalar(text, value, digits);
+  return text;
 }
 
 template <class S>
@@ -88,6 +102,7 @@ S next_up(const S& x) {
 
 #define HYSIM_INSTANTIATE(S)                                         \
   template std::string format_scalar<S>(const S&, int);              \
+  template void append_scalar<S>(std::string&, const S&, int);       \
   template S next_up<S>(const S&);
 HYSIM_FOR_EACH_SCALAR(HYSIM_INSTANTIATE)
 #undef HYSIM_INSTANTIATE

@@ -52,9 +52,14 @@ inline S machine_epsilon() {
 template <class S>
 S parse_decimal(const std::string& text, std::string_view what);
 
-// Formats with `digits` significant digits (17 is round-trip exact for double).
+// Formats with `digits` significant digits (17 is round-trip exact for double), as
+// `out << std::setprecision(digits) << value` (printf's %.*g).
 template <class S>
 std::string format_scalar(const S& value, int digits = 17);
+// The same, appended to `text` (std::to_chars for double and long double: no stream, and no
+// allocation once `text` has grown; the CSV files of long runs are written with it).
+template <class S>
+void append_scalar(std::string& text, const S& value, int digits);
 
 // Narrowing conversion used for logging and for comparing against double references.
 template <class S>

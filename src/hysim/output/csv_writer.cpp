@@ -12,6 +12,12 @@ namespace {
 template <class S>
 constexpr int kDigitsOf = std::numeric_limits<S>::max_digits10;
 
+// Appends v with the round-trip digits of S.
+template <class S>
+void append_number(std::string& line, const S& v) {
+  append_scalar(line, v, kDigitsOf<S>);
+}
+
 std::ofstream open_csv(const std::filesystem::path& path) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("cannot write " + path.string());
@@ -61,29 +67,56 @@ template <class S>
 void CsvWriter<S>::on_sample(S t, int mode, std::span<const S> x) {
   last_t_ = t;
   if (!trajectory_.is_open()) return;
-  trajectory_ << format_scalar(t, kDigitsOf<S>) << ',' << model_->modes[static_cast<std::size_t>(mode)].name;
-  for (const S& v : x) trajectory_ << ',' << format_scalar(v, kDigitsOf<S>);
-  trajectory_ << '\n';
+  line_.clear();
+  append_number(line_, t);
+  line_ += ',';
+  line_ += model_->modes[static_cast<std::size_t>(mode)].name;
+  for (const S& v : x) {
+    line_ += ',';
+    append_number(line_, v);
+  }
+  line_ += '\n';
+  trajectory_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
 }
 
 template <class S>
 void CsvWriter<S>::on_event(const EventRecord<S>& r) {
   if (!events_.is_open()) return;
-  events_ << r.index << ',' << format_scalar(r.t, kDigitsOf<S>) << ','
-          << model_->modes[static_cast<std::size_t>(r.from)].name << ','
-          << model_->modes[static_cast<std::size_t>(r.to)].name << ',' << transition_class_name(r.kind) << ','
-          << r.guard << ',' << (r.one_sided ? 1 : 0);
-  for (const S& v : r.x_pre) events_ << ',' << format_scalar(v, kDigitsOf<S>);
-  for (const S& v : r.x_post) events_ << ',' << format_scalar(v, kDigitsOf<S>);
-  events_ << '\n';
+  line_.clear();
+  line_ += std::to_string(r.index);
+  line_ += ',';
+  append_number(line_, r.t);
+  for (const std::string_view cell : {std::string_view(model_->modes[static_cast<std::size_t>(r.from)].name),
+                                      std::string_view(model_->modes[static_cast<std::size_t>(r.to)].name),
+                                      std::string_view(transition_class_name(r.kind)), std::string_view(r.guard),
+                                      std::string_view(r.one_sided ? "1" : "0")}) {
+    line_ += ',';
+    line_ += cell;
+  }
+  for (const S& v : r.x_pre) {
+    line_ += ',';
+    append_number(line_, v);
+  }
+  for (const S& v : r.x_post) {
+    line_ += ',';
+    append_number(line_, v);
+  }
+  line_ += '\n';
+  events_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
   events_.flush();  // the event log survives a run that fails later
 }
 
 template <class S>
 void CsvWriter<S>::on_step(S t, S h, StepLimit limit) {
   if (!steps_.is_open()) return;
-  steps_ << format_scalar(t, kDigitsOf<S>) << ',' << format_scalar(h, kDigitsOf<S>) << ',' << step_limit_name(limit)
-         << '\n';
+  line_.clear();
+  append_number(line_, t);
+  line_ += ',';
+  append_number(line_, h);
+  line_ += ',';
+  line_ += step_limit_name(limit);
+  line_ += '\n';
+  steps_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
 }
 
 template <class S>

@@ -54,6 +54,7 @@ class CsvWriter final : public Observer<S> {
   const Model<S>* model_ = nullptr;
   std::ofstream events_, trajectory_, steps_;
   S last_t_ = S(0);
+  std::string line_;  // the row being written, reused
 };
 
 extern template class CsvWriter<double>;
