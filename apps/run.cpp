@@ -19,9 +19,11 @@
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/recorder.hpp"
+#include "apps/rule_run.hpp"
 #include "apps/stopwatch.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/rules/table.hpp"
 
 namespace hysim::app {
 
@@ -148,8 +150,30 @@ Command add_run_command(CLI::App& app, int* verbosity) {
                   "none")
       ->default_val("auto");
   cmd->add_flag("--quiet", request->quiet, "no event table (the summary lines stay)");
+  auto rule_run = std::make_shared<RuleRunRequest>();
+  cmd->add_option("--dt", rule_run->dt, "rule tables: the interpreter's cycle in model time (default: the table's)");
+  cmd->add_flag("--real-time", rule_run->real_time, "rule tables: pace the interpreter's cycles to the wall clock");
   add_verbosity_flag(cmd, verbosity);
-  return {cmd, [request, cmd] {
+  return {cmd, [request, cmd, rule_run] {
+            if (rules::names_rule_table(request->choice.model)) {
+              // A rule table runs on the rule interpreter (docs/rule-tables.md).
+              for (const char* engine_only : {"--strategy", "--solver", "--scalar", "--param", "--preset"}) {
+                if (cmd->count(engine_only) > 0) {
+                  throw InvalidArgument(std::string(engine_only) + " is for the engine; a rule table runs on the rule "
+                                        "interpreter (--dt, --real-time, --t-end, --output-step, --out, --quiet)");
+                }
+              }
+              rule_run->file = request->choice.model;
+              rule_run->t_end = cmd->count("--t-end") > 0 ? request->options.t_end : 0.0;
+              rule_run->output_step = request->options.output_step;
+              rule_run->quiet = request->quiet || request->table == "none";
+              rule_run->out_dir = request->out_dir;
+              return run_rule_table(*rule_run);
+            }
+            if (cmd->count("--dt") > 0 || cmd->count("--real-time") > 0) {
+              throw InvalidArgument("--dt and --real-time are for rule tables (*.rules.tsv); the engine's options are "
+                                    "--fixed-step, --max-step and the tolerances");
+            }
             if (cmd->count("--t-end") == 0) request->options.t_end = request->choice.t_end_or(request->options.t_end);
             return with_scalar(request->choice.scalar_kind(), [&]<class S>() { return run_model<S>(*request); });
           }};

@@ -12,6 +12,7 @@ set(allowed_events core run solvers events)
 set(allowed_simulator core run solvers events simulator)
 set(allowed_models core models)
 set(allowed_lang core models lang)
+set(allowed_rules core models lang rules)
 set(allowed_output core run output)
 set(allowed_peers core run solvers events peers)
 

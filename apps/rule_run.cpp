@@ -1,0 +1,143 @@
+#include "apps/rule_run.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/output/run_report.hpp"
+#include "hysim/rules/interpreter.hpp"
+
+namespace hysim::app {
+
+namespace {
+
+// CSV cells: a name with a comma or a quote is quoted.
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Writes the trajectory (t, every real that is not a parameter, every logic variable as 0/1)
+// and the switches (t, name, value) as the interpreter runs, and prints the switches.
+class RuleWriter final : public rules::InterpreterOutput {
+ public:
+  RuleWriter(const rules::RuleTable& table, const std::filesystem::path& out_dir, bool print)
+      : table_(table), print_(print) {
+    if (!out_dir.empty()) {
+      std::error_code error;
+      std::filesystem::create_directories(out_dir, error);
+      if (error) throw InvalidArgument("cannot create the output folder " + out_dir.string() + ": " + error.message());
+      trajectory_.emplace(out_dir / "trajectory.csv");
+      events_.emplace(out_dir / "events.csv");
+      if (!*trajectory_ || !*events_) throw InvalidArgument("cannot write into " + out_dir.string());
+      *trajectory_ << "t";
+      for (const auto& v : table.reals) {
+        if (!v.parameter) *trajectory_ << ',' << csv_cell(v.name);
+      }
+      for (const auto& v : table.logic) *trajectory_ << ',' << csv_cell(v.name);
+      *trajectory_ << '\n';
+      *events_ << "t,situation,value\n";
+    }
+  }
+
+  void on_sample(double t, std::span<const double> reals, std::span<const char> logic) override {
+    if (!trajectory_) return;
+    line_.clear();
+    append_scalar(line_, t, 17);
+    for (std::size_t i = 0; i < reals.size(); ++i) {
+      if (table_.reals[i].parameter) continue;
+      line_ += ',';
+      append_scalar(line_, reals[i], 17);
+    }
+    for (const char value : logic) line_ += value ? ",1" : ",0";
+    line_ += '\n';
+    trajectory_->write(line_.data(), static_cast<std::streamsize>(line_.size()));
+  }
+
+  void on_switch(double t, int logic, bool value) override {
+    const std::string& name = table_.logic[static_cast<std::size_t>(logic)].name;
+    if (events_) *events_ << format_scalar(t, 17) << ',' << csv_cell(name) << ',' << (value ? 1 : 0) << '\n';
+    if (print_ && printed_ < kPrinted) {
+      std::cout << "  t = " << format_scalar(t, 10) << "  " << name << " -> " << (value ? "True" : "False") << "\n";
+      if (++printed_ == kPrinted) std::cout << "  ... (every switch is in events.csv with --out)\n";
+    }
+  }
+
+  void flush() {
+    if (trajectory_) trajectory_->flush();
+    if (events_) events_->flush();
+  }
+
+ private:
+  static constexpr int kPrinted = 40;
+  const rules::RuleTable& table_;
+  bool print_;
+  int printed_ = 0;
+  std::optional<std::ofstream> trajectory_, events_;
+  std::string line_;
+};
+
+}  // namespace
+
+int run_rule_table(const RuleRunRequest& request) {
+  const rules::RuleTable table = rules::read_rule_table(request.file);
+  rules::InterpreterOptions options;
+  options.dt = request.dt;
+  options.t_end = request.t_end;
+  options.real_time = request.real_time;
+  const double dt = request.dt > 0 ? request.dt : table.dt;
+  if (request.output_step > 0) {
+    const double every = std::round(request.output_step / dt);
+    if (!(every >= 1) || !(every < 1e15)) throw InvalidArgument("--output-step must be at least one cycle (dt)");
+    options.output_every = static_cast<std::int64_t>(every);
+  }
+  rules::Interpreter interpreter(table, options);  // checks the options before a file is written
+  RuleWriter writer(table, request.out_dir, !request.quiet);
+  const rules::InterpreterResult result = interpreter.run(&writer);
+  writer.flush();
+
+  const std::string name = table.name.empty() ? request.file : table.name;
+  std::cout << name << ": the rule interpreter ran " << result.cycles << " cycles of dt = " << format_scalar(interpreter.dt(), 6)
+            << " to t = " << format_scalar(result.t, 10) << " (" << (request.real_time ? "real" : "model") << " time); "
+            << result.switches << " switches\n";
+  for (std::size_t i = 0; i < table.reals.size(); ++i) {
+    if (table.reals[i].parameter) continue;
+    std::cout << "  " << table.reals[i].name << " = " << format_scalar(result.reals[i], 10) << "\n";
+  }
+  if (request.real_time) {
+    std::cout << "real time: wall " << format_scalar(result.wall_seconds, 6) << " s for model " << format_scalar(result.t, 6)
+              << " s; cycle " << format_scalar(1e6 * result.mean_cycle_seconds, 3) << " us on average, "
+              << format_scalar(1e6 * result.max_cycle_seconds, 3) << " us at most; largest lag "
+              << format_scalar(1e3 * result.max_lag_seconds, 3) << " ms\n";
+  }
+  if (!request.out_dir.empty()) {
+    const std::filesystem::path out = request.out_dir;
+    nlohmann::json report = {{"model", name},
+                             {"file", request.file},
+                             {"interpreter",
+                              {{"dt", interpreter.dt()},
+                               {"t_end", interpreter.t_end()},
+                               {"real_time", request.real_time},
+                               {"output_every", options.output_every}}},
+                             {"result", {{"cycles", result.cycles}, {"t", result.t}, {"switches", result.switches}}}};
+    if (request.real_time) {
+      report["real_time"] = {{"wall_seconds", result.wall_seconds},
+                             {"mean_cycle_seconds", result.mean_cycle_seconds},
+                             {"max_cycle_seconds", result.max_cycle_seconds},
+                             {"max_lag_seconds", result.max_lag_seconds},
+                             {"final_lag_seconds", result.final_lag_seconds}};
+    }
+    write_json(out / "stats.json", report);
+    std::cout << "wrote " << (out / "trajectory.csv").string() << ", " << (out / "events.csv").string() << ", "
+              << (out / "stats.json").string() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace hysim::app

@@ -1,0 +1,205 @@
+#include "hysim/rules/interpreter.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "hysim/core/errors.hpp"
+
+namespace hysim::rules {
+
+void InterpreterOptions::validate() const {
+  if (!(dt >= 0) || !std::isfinite(dt)) throw InvalidArgument("option dt must be a finite number > 0 (0: the table's)");
+  if (!(t_end >= 0) || !std::isfinite(t_end)) throw InvalidArgument("option t_end must be a finite number > 0 (0: the table's)");
+  if (output_every < 1) throw InvalidArgument("option output_every must be at least 1");
+  if (cycle_limit < 1) throw InvalidArgument("option cycle_limit must be at least 1");
+}
+
+Interpreter::Interpreter(const RuleTable& table, InterpreterOptions options)
+    : table_(table), options_(options), dt_(options.dt > 0 ? options.dt : table.dt),
+      t_end_(options.t_end > 0 ? options.t_end : table.t_end) {
+  options_.validate();
+  const double cycles = std::ceil(t_end_ / dt_);
+  if (!(cycles <= static_cast<double>(options_.cycle_limit))) {
+    throw InvalidArgument("the rule table " + table.file + " would run " + std::to_string(cycles) +
+                          " cycles (t_end / dt), more than the limit of " + std::to_string(options_.cycle_limit) +
+                          ": raise dt or lower t_end");
+  }
+  const std::size_t n = table.rules.size();
+  previous_a1_.assign(n, 0.0);
+  velocity_.assign(n, 0.0);
+  delay_line_.assign(n, {});
+  delay_head_.assign(n, 0);
+}
+
+bool Interpreter::holds(int logic) const {
+  const LogicVariable& v = table_.logic[static_cast<std::size_t>(logic)];
+  if (v.kind != LogicKind::kPredicate) return q_[static_cast<std::size_t>(logic)] != 0;
+  // Rule (3): the conjunction of x1 REL a + x2.
+  for (const RangeTerm& term : v.terms) {
+    const double left = x_[static_cast<std::size_t>(term.x1)];
+    const double right = term.a + (term.x2 >= 0 ? x_[static_cast<std::size_t>(term.x2)] : 0.0);
+    bool ok = false;
+    switch (term.relation) {
+      case RangeRelation::kLess: ok = left < right; break;
+      case RangeRelation::kLessEqual: ok = left <= right; break;
+      case RangeRelation::kGreater: ok = left > right; break;
+      case RangeRelation::kGreaterEqual: ok = left >= right; break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Rule (4) for every situation rule: states start from their initial values; situations read
+// the previous cycle's states and the current predicates.
+void Interpreter::situations() {
+  for (std::size_t i = 0; i < table_.logic.size(); ++i) {
+    q_next_[i] = table_.logic[i].kind == LogicKind::kPredicate ? 0 : static_cast<char>(table_.logic[i].initial);
+  }
+  for (const SituationRule& rule : table_.situation_rules) {
+    bool all = true;
+    for (const Literal& l : rule.situation) {
+      if (holds(l.logic) == l.negated) {
+        all = false;
+        break;
+      }
+    }
+    if (!all) continue;
+    for (const Literal& action : rule.actions) q_next_[static_cast<std::size_t>(action.logic)] = action.negated ? 0 : 1;
+  }
+  for (std::size_t i = 0; i < table_.logic.size(); ++i) {
+    if (table_.logic[i].kind == LogicKind::kState) q_[i] = q_next_[i];
+  }
+}
+
+// Rule (5): y := tau(k, a1, a2) (rules/table.hpp lists each procedure's relation).
+void Interpreter::apply(std::size_t index, const TransformationRule& rule) {
+  double& y = x_[static_cast<std::size_t>(rule.variable)];
+  const double k = rule.coefficient;
+  const double a1 = value(rule.a1);
+  const double a2 = rule.a2 ? value(*rule.a2) : 0.0;
+  switch (rule.procedure) {
+    case Procedure::kProportional: y = k * a1; break;
+    case Procedure::kSum: y = k * (a1 + rule.parameter({"2-ой коэффициент", "второй коэффициент", "k2", "second coefficient"}, 1.0) * a2); break;
+    case Procedure::kMultiplication: y = k * a1 * a2; break;
+    case Procedure::kDivision: y = k * a1 / a2; break;
+    case Procedure::kIntegral: y += k * a1 * dt_; break;
+    case Procedure::kAbsolute: y = k * std::fabs(a1); break;
+    case Procedure::kRelay: {
+      const double u = k * a1;
+      if (u > 0) y = rule.parameter({"верх. ограничение", "верхнее ограничение", "upper", "upper limit"}, 1.0);
+      else if (u < 0) y = rule.parameter({"нижн. ограничение", "нижнее ограничение", "lower", "lower limit"}, -1.0);
+      break;  // at 0 the relay keeps its output
+    }
+    case Procedure::kSine: y = k * std::sin(a1); break;
+    case Procedure::kLag: {  // T y' + y = k a1, explicit Euler
+      const double T = rule.parameter({"постоянная времени", "t", "time constant"}, 1.0);
+      y += dt_ / T * (k * a1 - y);
+      break;
+    }
+    case Procedure::kOscillatory: {  // T^2 y'' + 2 xi T y' + y = k a1, semi-implicit Euler
+      const double T = rule.parameter({"постоянная времени", "t", "time constant"}, 1.0);
+      const double xi = rule.parameter({"демпфирование", "xi", "damping"}, 0.0);
+      double& v = velocity_[index];
+      v += dt_ * (k * a1 - y - 2 * xi * T * v) / (T * T);
+      y += dt_ * v;
+      break;
+    }
+    case Procedure::kDelay: {  // y(t) = k a1(t - tau): a ring of round(tau / dt) past values
+      std::vector<double>& line = delay_line_[index];
+      if (line.empty()) y = k * a1;
+      else {
+        std::size_t& head = delay_head_[index];
+        y = k * line[head];
+        line[head] = a1;
+        head = (head + 1) % line.size();
+      }
+      break;
+    }
+    case Procedure::kDifferentiator: {
+      y = k * (a1 - previous_a1_[index]) / dt_;
+      previous_a1_[index] = a1;
+      break;
+    }
+  }
+}
+
+void Interpreter::logic_values(std::vector<char>* out) const {
+  out->resize(table_.logic.size());
+  for (std::size_t i = 0; i < table_.logic.size(); ++i) (*out)[i] = static_cast<char>(holds(static_cast<int>(i)));
+}
+
+InterpreterResult Interpreter::run(InterpreterOutput* output) {
+  using Clock = std::chrono::steady_clock;
+  x_.clear();
+  for (const auto& v : table_.reals) x_.push_back(v.initial);
+  q_.assign(table_.logic.size(), 0);
+  for (std::size_t i = 0; i < table_.logic.size(); ++i) q_[i] = static_cast<char>(table_.logic[i].initial);
+  q_next_ = q_;
+
+  // Init rules, once, in order (memoryless procedures only: the reader checks).
+  for (const TransformationRule& rule : table_.init_rules) {
+    if (holds(rule.condition)) apply(0, rule);
+  }
+  // Memory of the cycle rules starts from the values after initialisation.
+  for (std::size_t i = 0; i < table_.rules.size(); ++i) {
+    const TransformationRule& rule = table_.rules[i];
+    const double a1 = value(rule.a1);
+    previous_a1_[i] = a1;
+    velocity_[i] = 0.0;
+    if (rule.procedure == Procedure::kDelay) {
+      const double tau = rule.parameter({"запаздывание", "tau", "delay"}, 0.0);
+      delay_line_[i].assign(static_cast<std::size_t>(std::llround(tau / dt_)), a1);
+      delay_head_[i] = 0;
+    }
+  }
+  situations();
+
+  InterpreterResult result;
+  std::vector<char> logic, logic_before;
+  logic_values(&logic);
+  if (output) output->on_sample(0.0, x_, logic);
+
+  const auto cycles = static_cast<std::int64_t>(std::ceil(t_end_ / dt_ - 1e-9));
+  const Clock::time_point start = Clock::now();
+  double busy = 0;
+  for (std::int64_t k = 0; k < cycles; ++k) {
+    const Clock::time_point cycle_start = options_.real_time ? Clock::now() : Clock::time_point{};
+    logic_before = logic;
+    if (k > 0) situations();
+    for (std::size_t i = 0; i < table_.rules.size(); ++i) {
+      if (holds(table_.rules[i].condition)) apply(i, table_.rules[i]);
+    }
+    const double t = std::min(static_cast<double>(k + 1) * dt_, t_end_);
+    logic_values(&logic);
+    for (std::size_t i = 0; i < logic.size(); ++i) {
+      if (logic[i] == logic_before[i]) continue;
+      ++result.switches;
+      if (output) output->on_switch(t, static_cast<int>(i), logic[i] != 0);
+    }
+    if (output && ((k + 1) % options_.output_every == 0 || k + 1 == cycles)) output->on_sample(t, x_, logic);
+    result.cycles = k + 1;
+    result.t = t;
+    if (options_.real_time) {
+      const Clock::time_point done = Clock::now();
+      const double work = std::chrono::duration<double>(done - cycle_start).count();
+      busy += work;
+      result.max_cycle_seconds = std::max(result.max_cycle_seconds, work);
+      const double ahead = t - std::chrono::duration<double>(done - start).count();
+      result.max_lag_seconds = std::max(result.max_lag_seconds, -ahead);
+      // Sleep only when a millisecond ahead: short cycles are paced in batches.
+      if (ahead > 1e-3) std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
+    }
+  }
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (options_.real_time && result.cycles > 0) {
+    result.mean_cycle_seconds = busy / static_cast<double>(result.cycles);
+    result.final_lag_seconds = result.wall_seconds - result.t;
+  }
+  result.reals = x_;
+  result.logic = logic;
+  return result;
+}
+
+}  // namespace hysim::rules

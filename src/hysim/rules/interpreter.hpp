@@ -1,0 +1,95 @@
+// The rule interpreter, as the papers run a rule table (001, "интерпретатор правил"; 002):
+// a cycle scans the rules and advances time by dt. It reproduces the papers' own numbers,
+// fixed step and all; the engine runs the same table with located events (docs/rule-tables.md).
+//
+// Once, before the first cycle: the init rules in order.
+// Each cycle k (t_k = k dt):
+//   1. situation rules (4), in order: each logic state starts from its initial value, and a
+//      rule whose situation holds (predicates from the current real values, logic states
+//      from the previous cycle) sets its actions; a state that should persist says so with
+//      a rule that keeps it (q & !release -> q);
+//   2. transformation rules (5), in order of priority, each when its situation holds:
+//      y := tau(k, a1, a2) with the values as they are at that moment, so that a rule reads
+//      what the rules before it wrote in this cycle (integrals are explicit Euler steps of
+//      their argument's current value);
+//   3. t := (k + 1) dt.
+// Predicates (3) are evaluated whenever a rule reads them, from the current values.
+//
+// Model time advances by dt per cycle; real time (InterpreterOptions::real_time) paces the
+// cycles to the wall clock: a cycle that finishes ahead of t waits, so that the model time
+// follows the wall time (for training equipment or hardware in the loop).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hysim/rules/table.hpp"
+
+namespace hysim::rules {
+
+struct InterpreterOptions {
+  double dt = 0;                  // the cycle in model time; 0: the table's [model] dt
+  double t_end = 0;               // 0: the table's [model] t_end
+  bool real_time = false;         // pace the cycles to the wall clock
+  std::int64_t output_every = 1;  // pass every N-th cycle to the output (and the last)
+  std::int64_t cycle_limit = 2'000'000'000;  // a run of more cycles is refused before it starts
+
+  // Throws InvalidArgument naming the option.
+  void validate() const;
+};
+
+// What the interpreter passes on as it runs.
+class InterpreterOutput {
+ public:
+  virtual ~InterpreterOutput() = default;
+  // Every real variable (parameters included, in RuleTable::reals order) and every logic
+  // variable (RuleTable::logic order; predicates evaluated at t) after cycle k, and at t = 0.
+  virtual void on_sample(double /*t*/, std::span<const double> /*reals*/, std::span<const char> /*logic*/) {}
+  // A logic state or predicate changed value at the end of the cycle that ends at t.
+  virtual void on_switch(double /*t*/, int /*logic*/, bool /*value*/) {}
+};
+
+struct InterpreterResult {
+  std::int64_t cycles = 0;
+  double t = 0;                 // the model time reached
+  std::vector<double> reals;    // the values at the end
+  std::vector<char> logic;      // the logic values at the end
+  std::int64_t switches = 0;    // changes of logic values
+  // Real time only: the work of one cycle and the pacing.
+  double wall_seconds = 0;          // from the first cycle to the last
+  double max_cycle_seconds = 0;     // the longest cycle's computation
+  double mean_cycle_seconds = 0;
+  double max_lag_seconds = 0;       // the largest delay of a cycle's end behind its model time
+  double final_lag_seconds = 0;     // wall - model time at the end
+};
+
+class Interpreter {
+ public:
+  Interpreter(const RuleTable& table, InterpreterOptions options);
+  InterpreterResult run(InterpreterOutput* output = nullptr);
+
+  double dt() const { return dt_; }
+  double t_end() const { return t_end_; }
+
+ private:
+  const RuleTable& table_;
+  InterpreterOptions options_;
+  double dt_, t_end_;
+  std::vector<double> x_;              // real variables
+  std::vector<char> q_, q_next_;       // logic states (predicates evaluated on demand)
+  std::vector<double> previous_a1_;    // per rule: the differentiator's last argument
+  std::vector<double> velocity_;       // per rule: the oscillatory link's y'
+  std::vector<std::vector<double>> delay_line_;  // per rule: a1 over the delay
+  std::vector<std::size_t> delay_head_;
+
+  double value(const Operand& o) const { return o.variable >= 0 ? x_[static_cast<std::size_t>(o.variable)] : o.number; }
+  bool holds(int logic) const;
+  bool holds(const Condition& c) const { return c.logic < 0 || holds(c.logic) == c.must_be; }
+  void situations();
+  void apply(std::size_t index, const TransformationRule& rule);
+  void logic_values(std::vector<char>* out) const;
+};
+
+}  // namespace hysim::rules

@@ -1,0 +1,810 @@
+// Reading a rule table (rules/table.hpp, docs/rule-tables.md): sections of tab-separated rows,
+// header rows matched by name, names resolved, and every problem reported with its place.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "hysim/rules/table.hpp"
+
+namespace hysim::rules {
+
+using lang::Diagnostic;
+using lang::ModelFileError;
+using lang::Severity;
+using lang::SourceText;
+
+namespace {
+
+struct Cell {
+  std::string text;  // trimmed, inner runs of spaces collapsed
+  Location where;
+};
+
+struct Row {
+  std::vector<Cell> cells;
+  Location where;
+  const Cell* at(std::size_t column) const { return column < cells.size() ? &cells[column] : nullptr; }
+};
+
+struct Section {
+  std::string name;
+  Location where;
+  std::vector<Row> rows;
+};
+
+// Trims ASCII white space and collapses inner runs of spaces to one.
+std::string tidy(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (const char c : text) {
+    if (c == ' ' || c == '\r' || c == '\v' || c == '\f') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+// Lower case for ASCII and Cyrillic (U+0410..U+042F, U+0401), for matching headers and
+// procedure names; other bytes are kept.
+std::string folded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 'A' && c <= 'Z') {
+      out += static_cast<char>(c - 'A' + 'a');
+    } else if (c == 0xD0 && i + 1 < text.size()) {
+      const auto d = static_cast<unsigned char>(text[i + 1]);
+      ++i;
+      if (d >= 0x90 && d <= 0x9F) {  // А..П -> а..п
+        out += static_cast<char>(0xD0);
+        out += static_cast<char>(d + 0x20);
+      } else if (d >= 0xA0 && d <= 0xAF) {  // Р..Я -> р..я
+        out += static_cast<char>(0xD1);
+        out += static_cast<char>(d - 0x20);
+      } else if (d == 0x81) {  // Ё -> ё
+        out += static_cast<char>(0xD1);
+        out += static_cast<char>(0x91);
+      } else {
+        out += static_cast<char>(c);
+        out += static_cast<char>(d);
+      }
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+class Reader {
+ public:
+  explicit Reader(const SourceText& source) : source_(source) {}
+
+  RuleTable read() {
+    table_.file = source_.name();
+    split_sections();
+    for (const auto& section : sections_) {
+      if (section.name == "model") read_model(section);
+    }
+    // Names first, so that rules may use variables defined further down.
+    for (const auto& section : sections_) {
+      if (section.name == "parameters") read_values(section, true);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "initial") read_values(section, false);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "logic") read_logic(section);
+    }
+    std::vector<std::pair<const Section*, std::vector<TransformationRule>*>> rule_sections;
+    for (const auto& section : sections_) {
+      if (section.name == "init rules") rule_sections.emplace_back(&section, &table_.init_rules);
+      if (section.name == "rules") rule_sections.emplace_back(&section, &table_.rules);
+    }
+    for (const auto& [section, rules] : rule_sections) declare_rule_variables(*section);
+    for (const auto& section : sections_) {
+      if (section.name == "predicates") read_predicates(section);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "situation rules") declare_situation_states(section);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "situation rules") read_situation_rules(section);
+    }
+    for (const auto& [section, rules] : rule_sections) read_rules(*section, rules);
+    if (table_.rules.empty() && errors_.empty()) {
+      error(Location{1, 1}, "the table has no [rules] section with rules: nothing would change");
+    }
+    if (!errors_.empty()) throw ModelFileError(source_, errors_);
+    // The interpreter scans rules in order of priority (1 first), rows of one priority in order.
+    std::stable_sort(table_.rules.begin(), table_.rules.end(),
+                     [](const TransformationRule& a, const TransformationRule& b) { return a.priority < b.priority; });
+    return std::move(table_);
+  }
+
+ private:
+  const SourceText& source_;
+  RuleTable table_;
+  std::vector<Section> sections_;
+  std::vector<Diagnostic> errors_;
+
+  void error(Location where, std::string message) { errors_.push_back({Severity::kError, where, std::move(message)}); }
+
+  // --- sections and rows ----------------------------------------------------------------------
+
+  void split_sections() {
+    static const std::vector<std::string> known = {"model",           "parameters", "initial", "logic", "predicates",
+                                                   "situation rules", "init rules", "rules"};
+    const std::string& text = source_.text();
+    std::size_t start = 0;
+    int line = 0;
+    while (start <= text.size()) {
+      ++line;
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string_view raw(text.data() + start, end - start);
+      const std::string whole = tidy(raw);
+      if (!whole.empty() && whole[0] != '#') {
+        if (whole.front() == '[' && whole.back() == ']') {
+          const std::string name = folded(tidy(whole.substr(1, whole.size() - 2)));
+          const Location where{line, static_cast<int>(raw.find('[')) + 1};
+          if (std::find(known.begin(), known.end(), name) == known.end()) {
+            const std::string near = lang::closest_name(name, known);
+            error(where, "unknown section [" + name + "]" + (near.empty() ? "" : " (did you mean [" + near + "]?)") +
+                             "; sections: [model], [parameters], [initial], [logic], [predicates], "
+                             "[situation rules], [init rules], [rules]");
+          }
+          for (const auto& s : sections_) {
+            if (s.name == name) error(where, "section [" + name + "] appears twice (first at line " +
+                                                 std::to_string(s.where.line) + ")");
+          }
+          sections_.push_back({name, where, {}});
+        } else if (sections_.empty()) {
+          error(Location{line, 1}, "text before the first section: a rule table starts with a section such as "
+                                   "[model] or [rules]");
+        } else {
+          Row row;
+          row.where = Location{line, 1};
+          std::size_t cell_start = 0;
+          while (true) {
+            const std::size_t tab = raw.find('\t', cell_start);
+            const std::size_t cell_end = tab == std::string_view::npos ? raw.size() : tab;
+            const std::string_view piece = raw.substr(cell_start, cell_end - cell_start);
+            const std::size_t lead = piece.find_first_not_of(' ');
+            row.cells.push_back(
+                {tidy(piece), Location{line, static_cast<int>(cell_start + (lead == std::string_view::npos ? 0 : lead)) + 1}});
+            if (tab == std::string_view::npos) break;
+            cell_start = tab + 1;
+          }
+          while (!row.cells.empty() && row.cells.back().text.empty()) row.cells.pop_back();
+          sections_.back().rows.push_back(std::move(row));
+        }
+      }
+      if (end == text.size()) break;
+      start = end + 1;
+    }
+  }
+
+  // A number in C syntax, with ',' accepted as the decimal separator (the papers' habit).
+  std::optional<double> number(const std::string& text) const {
+    if (text.empty()) return std::nullopt;
+    std::string t = text;
+    if (t.find('.') == std::string::npos && std::count(t.begin(), t.end(), ',') == 1) std::replace(t.begin(), t.end(), ',', '.');
+    const char first = t[0];
+    if (!(std::isdigit(static_cast<unsigned char>(first)) || first == '-' || first == '+' || first == '.')) return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(t.c_str(), &end);
+    if (end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(value)) return std::nullopt;
+    return value;
+  }
+
+  double number_or_error(const Cell& cell, const std::string& what) {
+    const auto value = number(cell.text);
+    if (!value) error(cell.where, what + ": '" + cell.text + "' is not a finite number");
+    return value.value_or(0.0);
+  }
+
+  // --- [model] ------------------------------------------------------------------------------
+
+  void read_model(const Section& section) {
+    for (const auto& row : section.rows) {
+      const Cell& key = row.cells[0];
+      const Cell* value = row.at(1);
+      if (value == nullptr) {
+        error(key.where, "[model]: '" + key.text + "' has no value (write the key, a tab, then the value)");
+        continue;
+      }
+      const std::string k = folded(key.text);
+      if (k == "name") table_.name = value->text;
+      else if (k == "title") table_.title = value->text;
+      else if (k == "source") table_.source = value->text;
+      else if (k == "dt") table_.dt = number_or_error(*value, "[model] dt");
+      else if (k == "t_end") table_.t_end = number_or_error(*value, "[model] t_end");
+      else error(key.where, "[model]: unknown key '" + key.text + "' (keys: name, title, source, dt, t_end)");
+    }
+    if (!(table_.dt > 0)) error(section.where, "[model] dt must be positive");
+    if (!(table_.t_end > 0)) error(section.where, "[model] t_end must be positive");
+  }
+
+  // --- [parameters], [initial]: name <tab> value [<tab> meaning] -----------------------------------
+
+  void read_values(const Section& section, bool parameters) {
+    for (const auto& row : section.rows) {
+      const Cell& name = row.cells[0];
+      const Cell* value = row.at(1);
+      if (value == nullptr) {
+        error(name.where, "[" + section.name + "]: '" + name.text + "' has no value (name, a tab, the value)");
+        continue;
+      }
+      const double v = number_or_error(*value, "[" + section.name + "] " + name.text);
+      const int index = table_.real_index(name.text);
+      if (index >= 0) {
+        error(name.where, "'" + name.text + "' is given twice (first at line " +
+                              std::to_string(table_.reals[static_cast<std::size_t>(index)].where.line) + ")");
+        continue;
+      }
+      table_.reals.push_back({name.text, parameters, v, row.at(2) ? row.at(2)->text : "", name.where});
+    }
+  }
+
+  // --- [logic]: name <tab> state|command <tab> True|False ------------------------------------------
+
+  std::optional<bool> truth(const std::string& text) const {
+    const std::string t = folded(text);
+    if (t == "true" || t == "истина" || t == "1") return true;
+    if (t == "false" || t == "ложь" || t == "0") return false;
+    return std::nullopt;
+  }
+
+  void read_logic(const Section& section) {
+    for (const auto& row : section.rows) {
+      const Cell& name = row.cells[0];
+      LogicVariable v;
+      v.name = name.text;
+      v.where = name.where;
+      if (const Cell* kind = row.at(1)) {
+        const std::string k = folded(kind->text);
+        if (k == "command") v.kind = LogicKind::kCommand;
+        else if (k != "state") error(kind->where, "[logic] " + name.text + ": '" + kind->text + "' is not state or command");
+      }
+      if (const Cell* initial = row.at(2)) {
+        const auto value = truth(initial->text);
+        if (!value) error(initial->where, "[logic] " + name.text + ": '" + initial->text + "' is not True or False");
+        v.initial = value.value_or(false);
+      }
+      declare_logic(std::move(v));
+    }
+  }
+
+  int declare_logic(LogicVariable v) {
+    const int found = table_.logic_index(v.name);
+    if (found >= 0) {
+      const auto& old = table_.logic[static_cast<std::size_t>(found)];
+      if (old.kind == LogicKind::kPredicate || v.kind == LogicKind::kPredicate) {
+        error(v.where, "'" + v.name + "' is both a predicate and a logic state (first at line " +
+                           std::to_string(old.where.line) + ")");
+      }
+      return found;
+    }
+    if (table_.real_index(v.name) >= 0) error(v.where, "'" + v.name + "' is already a real variable");
+    table_.logic.push_back(std::move(v));
+    return static_cast<int>(table_.logic.size()) - 1;
+  }
+
+  // --- headers ------------------------------------------------------------------------------------
+
+  enum class Column { kNumber, kVariable, kProcedure, kCoefficient, kArg1, kArg2, kSituation, kParamName, kParamValue,
+                      kPriority, kPredicate, kRelation, kA, kActions };
+
+  static std::optional<Column> column_of(const std::string& header) {
+    static const std::vector<std::pair<std::string, Column>> names = {
+        {"№", Column::kNumber},
+        {"no", Column::kNumber},
+        {"number", Column::kNumber},
+        {"переменная", Column::kVariable},
+        {"variable", Column::kVariable},
+        {"variable 1", Column::kVariable},
+        {"переменная 1", Column::kVariable},
+        {"процедура", Column::kProcedure},
+        {"procedure", Column::kProcedure},
+        {"коэффициент", Column::kCoefficient},
+        {"coefficient", Column::kCoefficient},
+        {"аргумент 1", Column::kArg1},
+        {"argument 1", Column::kArg1},
+        {"аргумент 2", Column::kArg2},
+        {"argument 2", Column::kArg2},
+        {"variable 2", Column::kArg2},
+        {"переменная 2", Column::kArg2},
+        {"ситуация / событие", Column::kSituation},
+        {"ситуация", Column::kSituation},
+        {"situation", Column::kSituation},
+        {"situation / event", Column::kSituation},
+        {"имя параметра", Column::kParamName},
+        {"parameter", Column::kParamName},
+        {"значение", Column::kParamValue},
+        {"value", Column::kParamValue},
+        {"приоритет", Column::kPriority},
+        {"priority", Column::kPriority},
+        {"предикат", Column::kPredicate},
+        {"predicate", Column::kPredicate},
+        {"отношение", Column::kRelation},
+        {"relation", Column::kRelation},
+        {"a", Column::kA},
+        {"порог", Column::kA},
+        {"действия", Column::kActions},
+        {"действие", Column::kActions},
+        {"actions", Column::kActions},
+    };
+    const std::string h = folded(header);
+    for (const auto& [name, column] : names) {
+      if (h == name) return column;
+    }
+    return std::nullopt;
+  }
+
+  // The columns of a section's header row; reports unknown headers.
+  std::vector<std::optional<Column>> header_of(const Section& section) {
+    std::vector<std::optional<Column>> columns;
+    if (section.rows.empty()) return columns;
+    for (const auto& cell : section.rows.front().cells) {
+      const auto column = column_of(cell.text);
+      if (!column) error(cell.where, "[" + section.name + "]: unknown column '" + cell.text + "' in the header row");
+      columns.push_back(column);
+    }
+    return columns;
+  }
+
+  static int find(const std::vector<std::optional<Column>>& columns, Column wanted) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == wanted) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  bool require(const Section& section, const std::vector<std::optional<Column>>& columns, Column wanted,
+               const char* name) {
+    if (find(columns, wanted) >= 0) return true;
+    error(section.rows.empty() ? section.where : section.rows.front().where,
+          "[" + section.name + "]: the header row has no column '" + name + "'");
+    return false;
+  }
+
+  // --- rules: declare their variables first ------------------------------------------------------
+
+  void declare_rule_variables(const Section& section) {
+    const auto columns = header_of(section);
+    const int variable = find(columns, Column::kVariable);
+    if (variable < 0) return;  // reported by read_rules
+    for (std::size_t r = 1; r < section.rows.size(); ++r) {
+      const Cell* cell = section.rows[r].at(static_cast<std::size_t>(variable));
+      if (cell == nullptr || cell->text.empty()) continue;
+      if (table_.real_index(cell->text) >= 0) continue;
+      table_.reals.push_back({cell->text, false, 0.0, "", cell->where});
+    }
+  }
+
+  Operand operand(const Cell& cell, const std::string& where) {
+    Operand out;
+    out.where = cell.where;
+    if (const auto value = number(cell.text)) {
+      out.number = *value;
+      return out;
+    }
+    out.variable = table_.real_index(cell.text);
+    if (out.variable < 0) {
+      std::vector<std::string> names;
+      for (const auto& v : table_.reals) names.push_back(v.name);
+      const std::string near = lang::closest_name(cell.text, names);
+      error(cell.where, where + ": unknown variable '" + cell.text + "'" +
+                            (near.empty() ? " (not a parameter, an initial value or a rule's variable)"
+                                          : " (did you mean '" + near + "'?)"));
+    }
+    return out;
+  }
+
+  Condition condition(const Cell* cell, const std::string& where) {
+    Condition out;
+    if (cell == nullptr) return out;
+    out.where = cell->where;
+    std::string text = cell->text;
+    const std::string f = folded(text);
+    if (f.empty() || f == "ever true" || f == "always" || f == "всегда") return out;
+    if (text[0] == '!') {
+      out.must_be = false;
+      text = tidy(text.substr(1));
+    } else if (f.rfind("not ", 0) == 0) {
+      out.must_be = false;
+      text = tidy(text.substr(4));
+    }
+    out.logic = table_.logic_index(text);
+    if (out.logic < 0) {
+      std::vector<std::string> names;
+      for (const auto& v : table_.logic) names.push_back(v.name);
+      const std::string near = lang::closest_name(text, names);
+      error(cell->where, where + ": situation '" + text + "' is never defined (not a predicate, a [logic] "
+                                 "variable or the action of a situation rule)" +
+                             (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    }
+    return out;
+  }
+
+  void read_rules(const Section& section, std::vector<TransformationRule>* rules) {
+    if (section.rows.empty()) return;
+    const auto columns = header_of(section);
+    const bool complete = require(section, columns, Column::kVariable, "Variable / Переменная") &
+                          require(section, columns, Column::kProcedure, "Procedure / Процедура") &
+                          require(section, columns, Column::kArg1, "Argument 1 / Аргумент 1");
+    if (!complete) return;
+    const auto spellings = procedure_spellings();
+    for (std::size_t r = 1; r < section.rows.size(); ++r) {
+      const Row& row = section.rows[r];
+      TransformationRule rule;
+      rule.where = row.where;
+      rule.number = static_cast<int>(r);
+      std::string label = "[" + section.name + "] row " + std::to_string(r);
+      std::string pending_name;
+      Location pending_where;
+      for (std::size_t c = 0; c < row.cells.size(); ++c) {
+        const Cell& cell = row.cells[c];
+        if (c >= columns.size()) {
+          if (!cell.text.empty()) error(cell.where, label + ": a cell beyond the header's " + std::to_string(columns.size()) + " columns");
+          continue;
+        }
+        if (!columns[c]) continue;
+        switch (*columns[c]) {
+          case Column::kNumber:
+            if (!cell.text.empty()) {
+              const auto n = number(cell.text);
+              if (!n || *n != std::floor(*n)) error(cell.where, label + ": № '" + cell.text + "' is not a whole number");
+              else rule.number = static_cast<int>(*n);
+              label = "[" + section.name + "] rule " + std::to_string(rule.number);
+            }
+            break;
+          case Column::kVariable:
+            rule.variable = table_.real_index(cell.text);
+            if (!cell.text.empty() && table_.reals[static_cast<std::size_t>(rule.variable)].parameter) {
+              error(cell.where, label + ": '" + cell.text + "' is a parameter, which rules cannot change");
+            }
+            break;
+          case Column::kProcedure: {
+            const std::string f = folded(cell.text);
+            bool known = false;
+            std::vector<std::string> names;
+            for (const auto& [name, procedure] : spellings) {
+              names.push_back(name);
+              if (f == name) {
+                rule.procedure = procedure;
+                known = true;
+              }
+            }
+            if (!known) {
+              const std::string near = lang::closest_name(f, names);
+              error(cell.where, label + ": unknown procedure '" + cell.text + "'" +
+                                    (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                                    "; see docs/rule-tables.md for the procedures");
+            }
+            break;
+          }
+          case Column::kCoefficient:
+            if (!cell.text.empty()) rule.coefficient = number_or_error(cell, label + ", coefficient");
+            break;
+          case Column::kArg1:
+            if (!cell.text.empty()) rule.a1 = operand(cell, label + ", argument 1");
+            break;
+          case Column::kArg2:
+            if (!cell.text.empty()) rule.a2 = operand(cell, label + ", argument 2");
+            break;
+          case Column::kSituation:
+            rule.condition = condition(&cell, label + ", situation");
+            break;
+          case Column::kParamName:
+            pending_name = cell.text;
+            pending_where = cell.where;
+            break;
+          case Column::kParamValue:
+            if (!pending_name.empty()) {
+              rule.parameters.emplace_back(pending_name, number_or_error(cell, label + ", parameter '" + pending_name + "'"));
+              pending_name.clear();
+            } else if (!cell.text.empty()) {
+              error(cell.where, label + ": a parameter value without a parameter name before it");
+            }
+            break;
+          case Column::kPriority:
+            if (!cell.text.empty()) {
+              const auto p = number(cell.text);
+              if (!p || *p != std::floor(*p) || *p < 0 || *p > 1e6) error(cell.where, label + ": priority '" + cell.text + "' is not a whole number >= 0");
+              else rule.priority = static_cast<int>(*p);
+            }
+            break;
+          default:
+            error(cell.where, label + ": this column does not belong to a rule table");
+        }
+      }
+      if (!pending_name.empty()) error(pending_where, label + ": parameter '" + pending_name + "' has no value");
+      const Cell* variable = row.at(static_cast<std::size_t>(find(columns, Column::kVariable)));
+      if (variable == nullptr || variable->text.empty()) {
+        error(row.where, label + ": the Variable column is empty");
+        continue;
+      }
+      const Cell* a1 = row.at(static_cast<std::size_t>(find(columns, Column::kArg1)));
+      if (a1 == nullptr || a1->text.empty()) error(row.where, label + ": the Argument 1 column is empty");
+      check_arguments(rule, label);
+      if (rules == &table_.init_rules) {
+        const Procedure p = rule.procedure;
+        if (p == Procedure::kIntegral || p == Procedure::kLag || p == Procedure::kOscillatory || p == Procedure::kDelay ||
+            p == Procedure::kDifferentiator) {
+          error(row.where, label + ": procedure '" + procedure_name(p) + "' evolves in time; init rules run once "
+                                   "(put it in [rules], or give the value in [initial])");
+        }
+      }
+      rules->push_back(std::move(rule));
+    }
+  }
+
+  // Procedures of two arguments need both; parameters must be known to the procedure.
+  void check_arguments(const TransformationRule& rule, const std::string& label) {
+    const Procedure p = rule.procedure;
+    const bool two = p == Procedure::kSum || p == Procedure::kMultiplication || p == Procedure::kDivision;
+    if (two && !rule.a2) error(rule.where, label + ": procedure '" + procedure_name(p) + "' needs Argument 2");
+    for (const auto& [name, value] : rule.parameters) {
+      const std::string f = folded(name);
+      bool known = false;
+      for (const auto& [spelling, procedure] : parameter_spellings()) {
+        if (spelling == f && procedure == p) known = true;
+      }
+      if (!known) error(rule.where, label + ": procedure '" + procedure_name(p) + "' has no parameter '" + name + "'");
+      if ((p == Procedure::kLag || p == Procedure::kOscillatory) && !(value > 0)) {
+        error(rule.where, label + ": parameter '" + name + "' must be positive");
+      }
+      if (p == Procedure::kDelay && !(value >= 0)) error(rule.where, label + ": the delay must be >= 0");
+    }
+  }
+
+  // --- [predicates]: rule (3) ---------------------------------------------------------------------
+
+  void read_predicates(const Section& section) {
+    if (section.rows.empty()) return;
+    const auto columns = header_of(section);
+    if (!(require(section, columns, Column::kPredicate, "Predicate / Предикат") &
+          require(section, columns, Column::kVariable, "Variable 1 / Переменная 1") &
+          require(section, columns, Column::kRelation, "Relation / Отношение"))) {
+      return;
+    }
+    const auto cell = [&](const Row& row, Column column) { return row.at(static_cast<std::size_t>(find(columns, column))); };
+    for (std::size_t r = 1; r < section.rows.size(); ++r) {
+      const Row& row = section.rows[r];
+      const Cell* name = cell(row, Column::kPredicate);
+      if (name == nullptr || name->text.empty()) {
+        error(row.where, "[predicates] row " + std::to_string(r) + ": the Predicate column is empty");
+        continue;
+      }
+      const std::string label = "[predicates] " + name->text;
+      LogicVariable v;
+      v.name = name->text;
+      v.kind = LogicKind::kPredicate;
+      v.where = name->where;
+      int index = table_.logic_index(v.name);
+      if (index < 0 || table_.logic[static_cast<std::size_t>(index)].kind != LogicKind::kPredicate) index = declare_logic(v);
+      RangeTerm term;
+      term.where = row.where;
+      const Cell* x1 = cell(row, Column::kVariable);
+      if (x1 == nullptr || x1->text.empty()) {
+        error(row.where, label + ": the Variable 1 column is empty");
+        continue;
+      }
+      const Operand o1 = operand(*x1, label + ", variable 1");
+      term.x1 = o1.variable;
+      if (o1.variable < 0 && number(x1->text)) error(x1->where, label + ": variable 1 must be a variable, not a number");
+      const Cell* relation = cell(row, Column::kRelation);
+      const std::string rel = relation ? relation->text : "";
+      if (rel == "<") term.relation = RangeRelation::kLess;
+      else if (rel == "<=" || rel == "≤") term.relation = RangeRelation::kLessEqual;
+      else if (rel == ">") term.relation = RangeRelation::kGreater;
+      else if (rel == ">=" || rel == "≥") term.relation = RangeRelation::kGreaterEqual;
+      else error(relation ? relation->where : row.where, label + ": relation '" + rel + "' is not one of < <= > >=");
+      if (find(columns, Column::kA) >= 0) {
+        if (const Cell* a = cell(row, Column::kA); a != nullptr && !a->text.empty()) term.a = number_or_error(*a, label + ", a");
+      }
+      if (find(columns, Column::kArg2) >= 0) {
+        if (const Cell* x2 = cell(row, Column::kArg2); x2 != nullptr && !x2->text.empty()) {
+          const Operand o2 = operand(*x2, label + ", variable 2");
+          if (o2.variable < 0) term.a += o2.number;
+          term.x2 = o2.variable;
+        }
+      }
+      if (index >= 0) table_.logic[static_cast<std::size_t>(index)].terms.push_back(term);
+    }
+  }
+
+  // --- [situation rules]: rule (4) ------------------------------------------------------------------
+
+  std::vector<std::pair<std::string, Location>> literals(const Cell& cell, char separator) {
+    std::vector<std::pair<std::string, Location>> out;
+    std::size_t start = 0;
+    while (start <= cell.text.size()) {
+      std::size_t end = cell.text.find(separator, start);
+      if (end == std::string::npos) end = cell.text.size();
+      out.emplace_back(tidy(cell.text.substr(start, end - start)),
+                       Location{cell.where.line, cell.where.column + static_cast<int>(start)});
+      start = end + 1;
+    }
+    return out;
+  }
+
+  Literal literal(std::string text, Location where, const std::string& label) {
+    Literal out;
+    if (!text.empty() && text[0] == '!') {
+      out.negated = true;
+      text = tidy(text.substr(1));
+    }
+    if (text.empty()) {
+      error(where, label + ": an empty name");
+      return out;
+    }
+    out.logic = table_.logic_index(text);
+    if (out.logic < 0) {
+      std::vector<std::string> names;
+      for (const auto& v : table_.logic) names.push_back(v.name);
+      const std::string near = lang::closest_name(text, names);
+      error(where, label + ": situation '" + text + "' is never defined" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
+    return out;
+  }
+
+  void declare_situation_states(const Section& section) {
+    if (section.rows.empty()) return;
+    const auto columns = header_of(section);
+    const int actions = find(columns, Column::kActions);
+    if (actions < 0) return;  // reported by read_situation_rules
+    for (std::size_t r = 1; r < section.rows.size(); ++r) {
+      const Cell* cell = section.rows[r].at(static_cast<std::size_t>(actions));
+      if (cell == nullptr) continue;
+      for (auto [name, where] : literals(*cell, ',')) {
+        if (!name.empty() && name[0] == '!') name = tidy(name.substr(1));
+        if (name.empty() || table_.logic_index(name) >= 0) continue;
+        declare_logic(LogicVariable{name, LogicKind::kState, false, {}, where});
+      }
+    }
+  }
+
+  void read_situation_rules(const Section& section) {
+    if (section.rows.empty()) return;
+    const auto columns = header_of(section);
+    if (!(require(section, columns, Column::kSituation, "Situation / Ситуация") &
+          require(section, columns, Column::kActions, "Actions / Действия"))) {
+      return;
+    }
+    for (std::size_t r = 1; r < section.rows.size(); ++r) {
+      const Row& row = section.rows[r];
+      SituationRule rule;
+      rule.where = row.where;
+      rule.number = static_cast<int>(r);
+      const std::string label = "[situation rules] row " + std::to_string(r);
+      const Cell* situation = row.at(static_cast<std::size_t>(find(columns, Column::kSituation)));
+      const Cell* actions = row.at(static_cast<std::size_t>(find(columns, Column::kActions)));
+      if (situation == nullptr || situation->text.empty() || actions == nullptr || actions->text.empty()) {
+        error(row.where, label + ": a situation rule needs a situation and at least one action");
+        continue;
+      }
+      for (const auto& [name, where] : literals(*situation, '&')) rule.situation.push_back(literal(name, where, label));
+      for (const auto& [name, where] : literals(*actions, ',')) {
+        const Literal action = literal(name, where, label);
+        if (action.logic >= 0 && table_.logic[static_cast<std::size_t>(action.logic)].kind != LogicKind::kState) {
+          error(where, label + ": '" + name + "' is a predicate or a command; actions set logic states");
+        }
+        rule.actions.push_back(action);
+      }
+      table_.situation_rules.push_back(std::move(rule));
+    }
+  }
+
+ public:
+  // The named parameters each procedure takes, by every spelling (folded).
+  static const std::vector<std::pair<std::string, Procedure>>& parameter_spellings() {
+    static const std::vector<std::pair<std::string, Procedure>> spellings = {
+        {"2-ой коэффициент", Procedure::kSum},       {"второй коэффициент", Procedure::kSum},
+        {"k2", Procedure::kSum},                     {"second coefficient", Procedure::kSum},
+        {"верх. ограничение", Procedure::kRelay},   {"верхнее ограничение", Procedure::kRelay},
+        {"upper", Procedure::kRelay},                {"upper limit", Procedure::kRelay},
+        {"нижн. ограничение", Procedure::kRelay},   {"нижнее ограничение", Procedure::kRelay},
+        {"lower", Procedure::kRelay},                {"lower limit", Procedure::kRelay},
+        {"постоянная времени", Procedure::kLag},    {"t", Procedure::kLag},
+        {"time constant", Procedure::kLag},          {"постоянная времени", Procedure::kOscillatory},
+        {"t", Procedure::kOscillatory},              {"time constant", Procedure::kOscillatory},
+        {"демпфирование", Procedure::kOscillatory}, {"xi", Procedure::kOscillatory},
+        {"damping", Procedure::kOscillatory},        {"запаздывание", Procedure::kDelay},
+        {"tau", Procedure::kDelay},                  {"delay", Procedure::kDelay},
+    };
+    return spellings;
+  }
+};
+
+}  // namespace
+
+const char* procedure_name(Procedure procedure) {
+  switch (procedure) {
+    case Procedure::kProportional: return "proportional";
+    case Procedure::kSum: return "sum";
+    case Procedure::kMultiplication: return "multiplication";
+    case Procedure::kDivision: return "division";
+    case Procedure::kIntegral: return "integral";
+    case Procedure::kAbsolute: return "absolute";
+    case Procedure::kRelay: return "relay";
+    case Procedure::kSine: return "sine";
+    case Procedure::kLag: return "lag";
+    case Procedure::kOscillatory: return "oscillatory";
+    case Procedure::kDelay: return "delay";
+    case Procedure::kDifferentiator: return "differentiator";
+  }
+  return "?";
+}
+
+std::vector<std::pair<std::string, Procedure>> procedure_spellings() {
+  return {
+      {"proportional", Procedure::kProportional},   {"пропорциональная", Procedure::kProportional},
+      {"sum", Procedure::kSum},                     {"sum / difference", Procedure::kSum},
+      {"сумма / разность", Procedure::kSum},        {"сумма", Procedure::kSum},
+      {"multiplication", Procedure::kMultiplication}, {"умножение", Procedure::kMultiplication},
+      {"division", Procedure::kDivision},           {"деление", Procedure::kDivision},
+      {"integral", Procedure::kIntegral},           {"интеграл", Procedure::kIntegral},
+      {"absolute", Procedure::kAbsolute},           {"абсолютная", Procedure::kAbsolute},
+      {"relay", Procedure::kRelay},                 {"реле", Procedure::kRelay},
+      {"sine", Procedure::kSine},                   {"синус", Procedure::kSine},
+      {"lag", Procedure::kLag},                     {"апериодическое", Procedure::kLag},
+      {"oscillatory", Procedure::kOscillatory},     {"колебательное", Procedure::kOscillatory},
+      {"delay", Procedure::kDelay},                 {"запаздывание", Procedure::kDelay},
+      {"differentiator", Procedure::kDifferentiator}, {"дифференцирующее", Procedure::kDifferentiator},
+  };
+}
+
+double TransformationRule::parameter(const std::vector<std::string>& names, double fallback) const {
+  for (const auto& [name, value] : parameters) {
+    const std::string f = folded(name);
+    for (const auto& wanted : names) {
+      if (f == wanted) return value;
+    }
+  }
+  return fallback;
+}
+
+int RuleTable::real_index(const std::string& wanted) const {
+  for (std::size_t i = 0; i < reals.size(); ++i) {
+    if (reals[i].name == wanted) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int RuleTable::logic_index(const std::string& wanted) const {
+  for (std::size_t i = 0; i < logic.size(); ++i) {
+    if (logic[i].name == wanted) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+RuleTable parse_rule_table(const SourceText& source) { return Reader(source).read(); }
+
+RuleTable read_rule_table(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidArgument("cannot read the rule table " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const SourceText source(path, text.str());
+  return parse_rule_table(source);
+}
+
+bool names_rule_table(const std::string& argument) {
+  const auto ends_with = [&](std::string_view suffix) {
+    return argument.size() >= suffix.size() && argument.compare(argument.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".rules") || ends_with(".rules.tsv");
+}
+
+}  // namespace hysim::rules
