@@ -267,6 +267,21 @@ check "a bad model file creates no output directory" test ! -e "$TMP/bad-out"
 check "a missing model file exits 2" test $? -eq 2
 check "a missing model file is named" grep -q "missing.hym" "$TMP/missing.err"
 
+# --- rule tables (docs/rule-tables.md) ----------------------------------------------------------
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --dt 1e-3 --out "$TMP/rules" >"$TMP/rules.out" 2>&1
+check "run TABLE.rules.tsv exits 0" test $? -eq 0
+check "run TABLE.rules.tsv reports the interpreter's cycles" grep -q "ran 3000 cycles of dt = 0.001" "$TMP/rules.out"
+check "run TABLE.rules.tsv writes trajectory.csv with its variables" grep -q "^t,Y$" "$TMP/rules/trajectory.csv"
+check "run TABLE.rules.tsv writes one row per cycle and t = 0" test "$(wc -l <"$TMP/rules/trajectory.csv")" -eq 3002
+check "run TABLE.rules.tsv writes stats.json" grep -q '"cycles": 3000' "$TMP/rules/stats.json"
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --strategy bisection >/dev/null 2>"$TMP/rules-strategy.err"
+check "a rule table refuses an engine option (exit 2)" test $? -eq 2
+printf '[rules]\nNo\tVariable\tProcedure\tArgument 1\n1\tx\tintegrl\t1\n' >"$TMP/bad.rules.tsv"
+"$HYSIM" run "$TMP/bad.rules.tsv" --out "$TMP/bad-rules" >"$TMP/bad-rules.out" 2>"$TMP/bad-rules.err"
+check "a bad rule table exits 2" test $? -eq 2
+check "a bad rule table names file:line:column and the procedure" grep -q "bad.rules.tsv:3:5: error: .*unknown procedure 'integrl'" "$TMP/bad-rules.err"
+check "a bad rule table creates no output directory" test ! -e "$TMP/bad-rules"
+
 # A model without an exact reference is measured against a float128 run of itself.
 EXAMPLES=$(cd "$(dirname "$0")/../examples" && pwd)
 "$HYSIM" run "$EXAMPLES/relay-feedback.hym" --scalar float128 --rtol 1e-22 --atol 1e-26 --t-end 10 \
