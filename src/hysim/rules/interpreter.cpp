@@ -25,6 +25,15 @@ Interpreter::Interpreter(const RuleTable& table, InterpreterOptions options)
                           " cycles (t_end / dt), more than the limit of " + std::to_string(options_.cycle_limit) +
                           ": raise dt or lower t_end");
   }
+  for (const TransformationRule& rule : table.rules) {
+    if (rule.procedure != Procedure::kDelay) continue;
+    const double cells = rule.parameter({"запаздывание", "tau", "delay"}, 0.0) / dt_;
+    if (!(cells <= 1e8)) {
+      throw InvalidArgument(table.file + ":" + std::to_string(rule.where.line) + ": rule " + std::to_string(rule.number) +
+                            ": a delay of " + std::to_string(cells) + " cycles (tau / dt) is more than 1e8 this "
+                            "interpreter keeps: raise dt");
+    }
+  }
   const std::size_t n = table.rules.size();
   previous_a1_.assign(n, 0.0);
   velocity_.assign(n, 0.0);
