@@ -1,5 +1,7 @@
 #include "apps/cli_options.hpp"
 
+#include "hysim/rules/to_model.hpp"
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -16,6 +18,12 @@ namespace hysim::app {
 const ModelEntry& ModelChoice::entry() const { return loaded ? *loaded : model_entry(model); }
 
 const ModelEntry& model_entry(const std::string& name) {
+  if (rules::names_rule_table(name)) {  // a rule table on the engine (rules/to_model.hpp)
+    static std::map<std::string, ModelEntry> tables;
+    auto found = tables.find(name);
+    if (found == tables.end()) found = tables.emplace(name, rules::engine_entry(rules::read_rule_table(name))).first;
+    return found->second;
+  }
   if (!lang::names_model_file(name)) return find_model(name);
   static std::map<std::string, ModelEntry> loaded;
   auto found = loaded.find(name);

@@ -22,6 +22,7 @@
 #include "hysim/lang/build.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/peers/peers.hpp"
+#include "hysim/rules/to_model.hpp"
 #include "hysim/run/option_table.hpp"
 #include "hysim/simulator.hpp"
 
@@ -45,8 +46,13 @@ PyModel make_model(const std::string& name, const std::string& preset, const py:
   choice.preset = preset;
   for (const auto& [key, value] : params) choice.params.push_back(std::string(py::str(key)) + "=" + std::string(py::str(value)));
   // A model file is read afresh each time: an edited file gives a new model.
-  choice.loaded = lang::names_model_file(name) ? std::make_shared<const ModelEntry>(lang::load_model_file(name))
-                                               : std::make_shared<const ModelEntry>(find_model(name));
+  if (rules::names_rule_table(name)) {  // a rule table on the engine (docs/rule-tables.md)
+    choice.loaded = std::make_shared<const ModelEntry>(rules::engine_entry(rules::read_rule_table(name)));
+  } else if (lang::names_model_file(name)) {
+    choice.loaded = std::make_shared<const ModelEntry>(lang::load_model_file(name));
+  } else {
+    choice.loaded = std::make_shared<const ModelEntry>(find_model(name));
+  }
   return PyModel{choice.loaded, choice.values(), choice};
 }
 

@@ -274,8 +274,12 @@ check "run TABLE.rules.tsv reports the interpreter's cycles" grep -q "ran 3000 c
 check "run TABLE.rules.tsv writes trajectory.csv with its variables" grep -q "^t,Y$" "$TMP/rules/trajectory.csv"
 check "run TABLE.rules.tsv writes one row per cycle and t = 0" test "$(wc -l <"$TMP/rules/trajectory.csv")" -eq 3002
 check "run TABLE.rules.tsv writes stats.json" grep -q '"cycles": 3000' "$TMP/rules/stats.json"
-"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --strategy bisection >/dev/null 2>"$TMP/rules-strategy.err"
-check "a rule table refuses an engine option (exit 2)" test $? -eq 2
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --strategy bisection >"$TMP/rules-engine.out" 2>&1
+check "run TABLE.rules.tsv --strategy runs it on the engine to the table's t_end" grep -q "exponential: reached t_end at t = 3 in mode 'run'" "$TMP/rules-engine.out"
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --strategy bisection --dt 1e-3 >/dev/null 2>"$TMP/rules-dt.err"
+check "--dt with an engine strategy exits 2" test $? -eq 2
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --param Y=2 >/dev/null 2>"$TMP/rules-param.err"
+check "a rule table refuses --param (exit 2)" test $? -eq 2
 printf '[rules]\nNo\tVariable\tProcedure\tArgument 1\n1\tx\tintegrl\t1\n' >"$TMP/bad.rules.tsv"
 "$HYSIM" run "$TMP/bad.rules.tsv" --out "$TMP/bad-rules" >"$TMP/bad-rules.out" 2>"$TMP/bad-rules.err"
 check "a bad rule table exits 2" test $? -eq 2

@@ -11,6 +11,8 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "hysim/rules/interpreter.hpp"
+#include "hysim/rules/to_model.hpp"
+#include "hysim/simulator.hpp"
 #include "test_support.hpp"
 
 namespace hysim::rules {
@@ -194,6 +196,99 @@ TEST(RuleInterpreter, RealTimeFollowsTheWallClock) {
   // the issue is measured by `hysim run --real-time` alone, docs/rule-tables.md).
   EXPECT_NEAR(r.wall_seconds, 0.5, 0.05);
   EXPECT_GT(r.max_cycle_seconds, 0.0);
+}
+
+// --- the same tables on the engine (rules/to_model.hpp) ---------------------------------------------
+
+template <class S>
+RunResult<S> on_engine(const RuleTable& table, double t_end, double tolerance, const std::string& solver = "dopri5") {
+  const ModelEntry entry = engine_entry(table);
+  SimulationOptions options;
+  options.t_end = t_end;
+  options.rtol = options.atol = tolerance;
+  options.solver = solver;
+  return Simulator<S>(entry.make<S>(entry.default_values()), options).run();
+}
+
+TEST(RuleTablesOnTheEngine, ExponentialAndOscillatoryLinkMeetTheirClosedForms) {
+  const RunResult<double> e = on_engine<double>(read_rule_table(shipped("exponential.rules.tsv")), 3.0, 1e-13);
+  ASSERT_FALSE(e.failed()) << e.message;
+  EXPECT_NEAR(e.x[0], std::exp(3.0), 1e-10 * std::exp(3.0));
+  const RuleTable table = read_rule_table(shipped("oscillatory-link.rules.tsv"));
+  const RunResult<double> o = on_engine<double>(table, 1.0, 1e-13);
+  const double omega = std::sqrt(399.0);
+  // The states are Y1 ([initial]) and X2, in the order the table names its variables.
+  const Model<double> model = engine_entry(table).make<double>(engine_entry(table).default_values());
+  ASSERT_EQ(model.state_names, (std::vector<std::string>{"Y1", "X2"}));
+  EXPECT_NEAR(o.x[0], 200 * std::exp(-1.0) * (std::cos(omega) + std::sin(omega) / omega), 1e-9);
+}
+
+// 001, Fig. 9: Lorenz in double (rtol 1e-12) and in float128 (rtol 1e-24) from the same table.
+// Measured: they agree to 1e-6 in x until t = 15.25 (rkf78), then chaos separates them.
+TEST(RuleTablesOnTheEngine, LorenzInDoubleAndFloat128) {
+  const RuleTable table = read_rule_table(shipped("lorenz.rules.tsv"));
+  const RunResult<double> d = on_engine<double>(table, 10.0, 1e-12, "rkf78");
+  const RunResult<float128> q = on_engine<float128>(table, 10.0, 1e-24, "rkf78");
+  ASSERT_FALSE(d.failed() || q.failed());
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(d.x[i], static_cast<double>(q.x[i]), 1e-6) << i;
+  const RunResult<double> d30 = on_engine<double>(table, 30.0, 1e-12, "rkf78");
+  const RunResult<float128> q30 = on_engine<float128>(table, 30.0, 1e-24, "rkf78");
+  EXPECT_GT(std::fabs(d30.x[0] - static_cast<double>(q30.x[0])), 1e-6);
+}
+
+// A relay in the loop: x' = -relay(x), x(0) = 1. The interpreter chatters around x = 0 with the
+// amplitude of one cycle; the engine locates x = 0 at t = 1 and slides on it (Filippov).
+TEST(RuleTablesOnTheEngine, ARelayLocatedAndSlidingWhereTheInterpreterChatters) {
+  const std::string text =
+      "[model]\ndt\t0.001\nt_end\t2\n[initial]\nx\t1\n"
+      "[rules]\nNo\tVariable\tProcedure\tCoefficient\tArgument 1\n"
+      "1\ts\trelay\t1\tx\n"
+      "2\tx\tintegral\t-1\ts\n";
+  const RuleTable table = parse_rule_table(lang::SourceText("relay.rules.tsv", text));
+  const InterpreterResult interpreted = Interpreter(table, InterpreterOptions{}).run();
+  EXPECT_NE(interpreted.reals[static_cast<std::size_t>(table.real_index("x"))], 0.0);  // chatters at +-dt
+  const ModelEntry entry = engine_entry(table);
+  SimulationOptions options;
+  options.t_end = 2.0;
+  RunResult<double> result;
+  const auto run = testing::collect(entry.make<double>(entry.default_values()), options, false, &result);
+  ASSERT_FALSE(result.failed()) << result.message;
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_NEAR(run.rows.front().t, 1.0, 1e-14);
+  EXPECT_LE(result.stats.events, 3);
+  EXPECT_EQ(result.x[0], 0.0);  // on the surface, exactly
+}
+
+TEST(RuleTablesOnTheEngine, AlgebraicLoopsAndInterpreterOnlyRulesAreNamed) {
+  const std::string loop =
+      "[rules]\nNo\tVariable\tProcedure\tCoefficient\tArgument 1\n"
+      "1\ta\tproportional\t2\tb\n"
+      "2\tb\tproportional\t1\ta\n"
+      "3\tx\tintegral\t1\tb\n";
+  try {
+    (void)model_text(parse_rule_table(lang::SourceText("loop.rules.tsv", loop)));
+    ADD_FAILURE() << "no error";
+  } catch (const lang::ModelFileError& e) {
+    EXPECT_TRUE(testing::contains(e.what(), "loop.rules.tsv:4:20: error: rule 2: b: an algebraic loop")) << e.what();
+  }
+  const std::string delay =
+      "[rules]\nNo\tVariable\tProcedure\tArgument 1\tParameter\tValue\n"
+      "1\ty\tdelay\t1\ttau\t0.1\n"
+      "2\tx\tintegral\ty\n";
+  try {
+    (void)model_text(parse_rule_table(lang::SourceText("delay.rules.tsv", delay)));
+    ADD_FAILURE() << "no error";
+  } catch (const lang::ModelFileError& e) {
+    EXPECT_TRUE(testing::contains(e.what(), "delay.rules.tsv:3:1: error: rule 1: the procedure 'delay'")) << e.what();
+  }
+}
+
+TEST(RuleTablesOnTheEngine, Identifiers) {
+  EXPECT_EQ(identifier("Сила трения Fтр"), "Sila_treniya_Ftr");
+  EXPECT_EQ(identifier("x * z"), "x_z");
+  EXPECT_EQ(identifier("-(y + x * z)"), "y_x_z");
+  EXPECT_EQ(identifier("2nd"), "v_2nd");
+  EXPECT_EQ(identifier("угл. скор. Omega"), "ugl_skor_Omega");
 }
 
 }  // namespace

@@ -89,6 +89,7 @@ class Reader {
 
   RuleTable read() {
     table_.file = source_.name();
+    table_.text = source_.text();
     split_sections();
     for (const auto& section : sections_) {
       if (section.name == "model") read_model(section);
@@ -204,6 +205,12 @@ class Reader {
     const double value = std::strtod(t.c_str(), &end);
     if (end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(value)) return std::nullopt;
     return value;
+  }
+
+  // A number's text with '.' as the decimal separator.
+  static std::string decimal_text(std::string text) {
+    if (text.find('.') == std::string::npos) std::replace(text.begin(), text.end(), ',', '.');
+    return text;
   }
 
   double number_or_error(const Cell& cell, const std::string& what) {
@@ -396,6 +403,7 @@ class Reader {
     out.where = cell.where;
     if (const auto value = number(cell.text)) {
       out.number = *value;
+      out.text = decimal_text(cell.text);
       return out;
     }
     out.variable = table_.real_index(cell.text);
@@ -494,7 +502,10 @@ class Reader {
             break;
           }
           case Column::kCoefficient:
-            if (!cell.text.empty()) rule.coefficient = number_or_error(cell, label + ", coefficient");
+            if (!cell.text.empty()) {
+              rule.coefficient = number_or_error(cell, label + ", coefficient");
+              rule.coefficient_text = decimal_text(cell.text);
+            }
             break;
           case Column::kArg1:
             if (!cell.text.empty()) rule.a1 = operand(cell, label + ", argument 1");

@@ -54,6 +54,7 @@ std::vector<std::pair<std::string, Procedure>> procedure_spellings();
 struct Operand {
   int variable = -1;  // index into RuleTable::reals, or -1 for a number
   double number = 0;
+  std::string text;   // a number as written ('.' for ','), kept for float128 runs on the engine
   Location where;
 };
 
@@ -71,6 +72,7 @@ struct TransformationRule {
   int variable = -1;
   Procedure procedure = Procedure::kProportional;
   double coefficient = 1;
+  std::string coefficient_text = "1";  // as written ('.' for ',')
   Operand a1;
   std::optional<Operand> a2;
   Condition condition;
@@ -126,6 +128,7 @@ struct RealVariable {
 
 struct RuleTable {
   std::string file;
+  std::string text;  // the file's text, for messages that point into it
   std::string name, title, source;
   double dt = 1e-3;   // the interpreter's cycle in model time
   double t_end = 1;   // the run's end in model time

@@ -1,0 +1,324 @@
+#include "hysim/rules/to_model.hpp"
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "hysim/lang/build.hpp"
+#include "hysim/lang/spec.hpp"
+
+namespace hysim::rules {
+
+using lang::Diagnostic;
+using lang::ModelFileError;
+using lang::Severity;
+
+namespace {
+
+// Latin for the Cyrillic letters а..я (ISO 9-like, ASCII only).
+constexpr std::array<const char*, 32> kLatin = {"a", "b",  "v",  "g",    "d", "e", "zh", "z",  "i",  "y", "k",
+                                                "l", "m",  "n",  "o",    "p", "r", "s",  "t",  "u",  "f", "kh",
+                                                "ts", "ch", "sh", "shch", "",  "y", "",   "e",  "yu", "ya"};
+
+}  // namespace
+
+std::string identifier(const std::string& name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (std::isalnum(c) != 0 || c == '_') {
+      out += static_cast<char>(c);
+      continue;
+    }
+    if ((c == 0xD0 || c == 0xD1) && i + 1 < name.size()) {
+      const unsigned code = ((c & 0x1Fu) << 6) | (static_cast<unsigned char>(name[i + 1]) & 0x3Fu);
+      ++i;
+      if (code >= 0x410 && code <= 0x42F) {
+        std::string latin = kLatin[code - 0x410];
+        if (!latin.empty()) latin[0] = static_cast<char>(latin[0] - 'a' + 'A');
+        out += latin;
+        continue;
+      }
+      if (code >= 0x430 && code <= 0x44F) {
+        out += kLatin[code - 0x430];
+        continue;
+      }
+      if (code == 0x401 || code == 0x451) {
+        out += code == 0x401 ? "E" : "e";
+        continue;
+      }
+    }
+    if (!out.empty() && out.back() != '_') out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])) != 0) out = "v_" + out;
+  return out;
+}
+
+namespace {
+
+class Translator {
+ public:
+  explicit Translator(const RuleTable& table) : table_(table) {}
+
+  std::string text() {
+    name_ids();
+    classify();
+    if (!errors_.empty()) throw_errors();
+    // Init rules: lets of the parameters, in order (each reads the versions before it).
+    for (const auto& rule : table_.init_rules) assign(rule, true);
+    init_version_ = version_;
+    // The cycle: first pass finds each variable's last version, the second writes them.
+    for (const auto& rule : table_.rules) count_version(rule);
+    version_ = init_version_;
+    for (const auto& rule : table_.rules) {
+      if (is_state_rule(rule)) add_derivative(rule);
+      else assign(rule, false);
+    }
+    find_loops();
+    if (!errors_.empty()) throw_errors();
+    return write();
+  }
+
+ private:
+  const RuleTable& table_;
+  std::vector<Diagnostic> errors_;
+  std::vector<std::string> id_;                 // per real variable
+  std::vector<char> state_;                     // per real variable: integrated
+  std::vector<char> assigned_;                  // per real variable: set by a cycle rule (let)
+  std::map<int, int> version_, init_version_;   // variable -> versions written so far
+  std::map<int, int> last_version_;             // variable -> versions after a whole cycle
+  struct Let {
+    std::string name, expression, comment;
+    std::vector<std::pair<std::string, Location>> reads;  // lets it reads, where
+  };
+  std::vector<Let> lets_;
+  std::map<int, std::vector<std::string>> derivative_;  // state -> terms
+  std::map<int, std::string> velocity_;                  // oscillatory state -> its y' state
+  std::string source_name_;
+
+  void error(Location where, std::string message) { errors_.push_back({Severity::kError, where, std::move(message)}); }
+  [[noreturn]] void throw_errors() {
+    throw ModelFileError(lang::SourceText(table_.file, table_.text), errors_);
+  }
+
+  static bool is_state_rule(const TransformationRule& r) {
+    return r.procedure == Procedure::kIntegral || r.procedure == Procedure::kLag || r.procedure == Procedure::kOscillatory;
+  }
+
+  void name_ids() {
+    std::set<std::string> used = {"t", "pi", "t_end", "run"};
+    for (const auto& v : table_.reals) {
+      std::string base = identifier(v.name), id = base;
+      for (int n = 2; used.count(id) > 0; ++n) id = base + "_" + std::to_string(n);
+      used.insert(id);
+      id_.push_back(id);
+    }
+  }
+
+  void classify() {
+    state_.assign(table_.reals.size(), 0);
+    assigned_.assign(table_.reals.size(), 0);
+    for (const auto& rule : table_.rules) {
+      const std::string label = "rule " + std::to_string(rule.number);
+      if (rule.condition.logic >= 0) {
+        error(rule.condition.where, label + ": on the engine, rules with a situation are not supported yet; run the "
+                                            "table on the rule interpreter (without --strategy)");
+      }
+      if (rule.procedure == Procedure::kDelay || rule.procedure == Procedure::kDifferentiator) {
+        error(rule.where, label + ": the procedure '" + procedure_name(rule.procedure) +
+                              "' has no continuous-time form on the engine yet; run the table on the rule interpreter");
+      }
+      auto& mark = is_state_rule(rule) ? state_ : assigned_;
+      mark[static_cast<std::size_t>(rule.variable)] = 1;
+    }
+    for (std::size_t i = 0; i < table_.reals.size(); ++i) {
+      if (state_[i] && assigned_[i]) {
+        error(table_.reals[i].where, "'" + table_.reals[i].name + "' is both integrated and assigned by rules; on "
+                                     "the engine a variable is a state or an algebraic value");
+      }
+    }
+    if (!table_.situation_rules.empty()) {
+      error(table_.situation_rules.front().where, "on the engine, situation rules are not supported yet; run the table "
+                                                  "on the rule interpreter (without --strategy)");
+    }
+  }
+
+  std::string version_name(int variable, int version) const {
+    return id_[static_cast<std::size_t>(variable)] + (version == 0 ? "" : "__" + std::to_string(version));
+  }
+
+  void count_version(const TransformationRule& rule) {
+    if (!is_state_rule(rule)) ++version_[rule.variable];
+    last_version_ = version_;
+  }
+
+  // The text of an operand at this point of the cycle, and the let it reads (if any).
+  std::string read(const Operand& o, Let* let, bool init) {
+    if (o.variable < 0) return "(" + (o.text.empty() ? format_scalar(o.number, 17) : o.text) + ")";
+    const auto v = static_cast<std::size_t>(o.variable);
+    if (state_[v] || table_.reals[v].parameter) return id_[v];
+    const auto written = version_.find(o.variable);
+    if (written != version_.end() && written->second > 0) {
+      const std::string name = version_name(o.variable, written->second);
+      if (let) let->reads.emplace_back(name, o.where);
+      return name;
+    }
+    if (!init && assigned_[v]) {  // written further down: its last value
+      const std::string name = version_name(o.variable, last_version_.at(o.variable));
+      if (let) let->reads.emplace_back(name, o.where);
+      return name;
+    }
+    return id_[v];  // a constant: its [initial] value
+  }
+
+  std::string expression(const TransformationRule& r, Let* let, bool init) {
+    const std::string k = "(" + r.coefficient_text + ")";
+    const std::string a1 = read(r.a1, let, init);
+    const std::string a2 = r.a2 ? read(*r.a2, let, init) : "0";
+    const auto param = [&](const std::vector<std::string>& names, double fallback) {
+      std::string text = "(";
+      append_scalar(text, r.parameter(names, fallback), 17);
+      text += ')';
+      return text;
+    };
+    switch (r.procedure) {
+      case Procedure::kProportional: return k + "*" + a1;
+      case Procedure::kSum:
+        return k + "*(" + a1 + " + " + param({"2-ой коэффициент", "второй коэффициент", "k2", "second coefficient"}, 1.0) +
+               "*" + a2 + ")";
+      case Procedure::kMultiplication: return k + "*" + a1 + "*" + a2;
+      case Procedure::kDivision: return k + "*" + a1 + "/" + a2;
+      case Procedure::kAbsolute: return k + "*abs(" + a1 + ")";
+      case Procedure::kRelay:
+        return "if " + k + "*" + a1 + " > 0 then " +
+               param({"верх. ограничение", "верхнее ограничение", "upper", "upper limit"}, 1.0) + " else " +
+               param({"нижн. ограничение", "нижнее ограничение", "lower", "lower limit"}, -1.0);
+      case Procedure::kSine: return k + "*sin(" + a1 + ")";
+      case Procedure::kIntegral: return k + "*" + a1;
+      default: return "0";
+    }
+  }
+
+  void assign(const TransformationRule& rule, bool init) {
+    Let let;
+    let.expression = expression(rule, &let, init);
+    const int version = ++version_[rule.variable];
+    let.name = version_name(rule.variable, version);
+    let.comment = (init ? "init rule " : "rule ") + std::to_string(rule.number) + ": " +
+                  table_.reals[static_cast<std::size_t>(rule.variable)].name;
+    lets_.push_back(std::move(let));
+  }
+
+  void add_derivative(const TransformationRule& rule) {
+    Let ignored;
+    const std::string y = id_[static_cast<std::size_t>(rule.variable)];
+    const std::string ka1 = "(" + rule.coefficient_text + ")*" + read(rule.a1, &ignored, false);
+    switch (rule.procedure) {
+      case Procedure::kIntegral: derivative_[rule.variable].push_back(ka1); break;
+      case Procedure::kLag: {
+        const std::string T = format_scalar(rule.parameter({"постоянная времени", "t", "time constant"}, 1.0), 17);
+        derivative_[rule.variable].push_back("(" + ka1 + " - " + y + ")/(" + T + ")");
+        break;
+      }
+      case Procedure::kOscillatory: {
+        const std::string T = format_scalar(rule.parameter({"постоянная времени", "t", "time constant"}, 1.0), 17);
+        const std::string xi = format_scalar(rule.parameter({"демпфирование", "xi", "damping"}, 0.0), 17);
+        const std::string v = y + "_rate";
+        velocity_[rule.variable] = v;
+        derivative_[rule.variable].push_back(v);
+        derivative_[-1 - rule.variable].push_back("(" + ka1 + " - " + y + " - 2*(" + xi + ")*(" + T + ")*" + v + ")/((" +
+                                                  T + ")*(" + T + "))");
+        break;
+      }
+      default: break;
+    }
+  }
+
+  // An algebraic loop: a let that reaches itself through the lets it reads.
+  void find_loops() {
+    std::map<std::string, const Let*> by_name;
+    for (const auto& let : lets_) by_name[let.name] = &let;
+    std::map<std::string, int> state;  // 0 unseen, 1 on the path, 2 done
+    std::function<bool(const Let&)> visit = [&](const Let& let) -> bool {
+      state[let.name] = 1;
+      for (const auto& [name, where] : let.reads) {
+        const auto found = by_name.find(name);
+        if (found == by_name.end()) continue;
+        if (state[name] == 1) {
+          error(where, let.comment + ": an algebraic loop: this argument depends on the rule's own result through "
+                                     "rules that read values written further down (cyclic algebraic rules)");
+          return true;
+        }
+        if (state[name] == 0 && visit(*found->second)) return true;
+      }
+      state[let.name] = 2;
+      return false;
+    };
+    for (const auto& let : lets_) {
+      if (state[let.name] == 0 && visit(let)) return;
+    }
+  }
+
+  std::string quoted(const std::string& text) const {
+    std::string out = "\"";
+    for (const char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (c != '\n') out += c;
+    }
+    return out + "\"";
+  }
+
+  std::string write() {
+    std::string out;
+    out += "# " + table_.file + " on the engine (src/hysim/rules/to_model.cpp)\n";
+    out += "model " + identifier(table_.name.empty() ? "rule_table" : table_.name) + " " +
+           quoted(table_.title.empty() ? table_.name : table_.title) + "\n";
+    if (!table_.source.empty()) out += "source " + quoted(table_.source) + "\n";
+    for (std::size_t i = 0; i < table_.reals.size(); ++i) {
+      const auto& v = table_.reals[i];
+      if (state_[i]) continue;  // a variable rules assign starts from its [initial] value too
+      out += "parameter " + id_[i] + " = " + format_scalar(v.initial, 17) + " " + quoted(v.name) + "\n";
+    }
+    bool any_state = false;
+    for (std::size_t i = 0; i < table_.reals.size(); ++i) {
+      if (!state_[i]) continue;
+      any_state = true;
+      const auto init = init_version_.find(static_cast<int>(i));
+      const std::string initial = init != init_version_.end() && init->second > 0
+                                      ? version_name(static_cast<int>(i), init->second)
+                                      : format_scalar(table_.reals[i].initial, 17);
+      out += "state " + id_[i] + " = " + initial + " " + quoted(table_.reals[i].name) + "\n";
+      if (velocity_.count(static_cast<int>(i)) > 0) out += "state " + velocity_[static_cast<int>(i)] + " = 0\n";
+    }
+    if (!any_state) {
+      error(Location{1, 1}, "the table has no integral, lag or oscillatory rule: nothing evolves on the engine");
+      throw_errors();
+    }
+    for (const auto& let : lets_) out += "let " + let.name + " = " + let.expression + "   # " + let.comment + "\n";
+    out += "mode run \"the table's rules\" {";
+    for (const auto& [variable, terms] : derivative_) {
+      const bool rate = variable < 0;
+      const int index = rate ? -1 - variable : variable;
+      std::string sum;
+      for (const auto& term : terms) sum += (sum.empty() ? "" : " + ") + term;
+      out += " der(" + (rate ? velocity_[index] : id_[static_cast<std::size_t>(index)]) + ") = " + sum + ";";
+    }
+    out += " }\ninitial run\n";
+    return out;
+  }
+};
+
+}  // namespace
+
+std::string model_text(const RuleTable& table) { return Translator(table).text(); }
+
+ModelEntry engine_entry(const RuleTable& table) {
+  const std::string text = model_text(table);
+  auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text(table.file + " (on the engine)", text));
+  return lang::model_entry(spec);
+}
+
+}  // namespace hysim::rules
