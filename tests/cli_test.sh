@@ -334,7 +334,7 @@ check "SIGINT leaves stats.json with reason interrupted" grep -q '"reason": "int
 check "SIGINT leaves the events computed so far" test "$(wc -l <"$TMP/sigint/events.csv")" -gt 100
 # On a terminal (a pseudo-terminal from script(1)) a long run shows its progress on stderr.
 if command -v script >/dev/null; then
-  timeout 20 script -qc "'$HYSIM' run pwm-servo --t-end 10000 --quiet" /dev/null >"$TMP/progress.out" 2>&1
+  timeout 30 script -qc "'$HYSIM' run pwm-servo --t-end 40000 --quiet" /dev/null >"$TMP/progress.out" 2>&1
   check "a run longer than a second shows its progress on a terminal" grep -q "% of t_end), [0-9]* events" "$TMP/progress.out"
 fi
 

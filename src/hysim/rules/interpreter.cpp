@@ -27,7 +27,7 @@ Interpreter::Interpreter(const RuleTable& table, InterpreterOptions options)
   }
   for (const TransformationRule& rule : table.rules) {
     if (rule.procedure != Procedure::kDelay) continue;
-    const double cells = rule.parameter({"запаздывание", "tau", "delay"}, 0.0) / dt_;
+    const double cells = rule.parameter("tau", 0.0) / dt_;
     if (!(cells <= 1e8)) {
       throw InvalidArgument(table.file + ":" + std::to_string(rule.where.line) + ": rule " + std::to_string(rule.number) +
                             ": a delay of " + std::to_string(cells) + " cycles (tau / dt) is more than 1e8 this "
@@ -90,26 +90,26 @@ void Interpreter::apply(std::size_t index, const TransformationRule& rule) {
   const double a2 = rule.a2 ? value(*rule.a2) : 0.0;
   switch (rule.procedure) {
     case Procedure::kProportional: y = k * a1; break;
-    case Procedure::kSum: y = k * (a1 + rule.parameter({"2-ой коэффициент", "второй коэффициент", "k2", "second coefficient"}, 1.0) * a2); break;
+    case Procedure::kSum: y = k * (a1 + rule.parameter("k2", 1.0) * a2); break;
     case Procedure::kMultiplication: y = k * a1 * a2; break;
     case Procedure::kDivision: y = k * a1 / a2; break;
     case Procedure::kIntegral: y += k * a1 * dt_; break;
     case Procedure::kAbsolute: y = k * std::fabs(a1); break;
     case Procedure::kRelay: {
       const double u = k * a1;
-      if (u > 0) y = rule.parameter({"верх. ограничение", "верхнее ограничение", "upper", "upper limit"}, 1.0);
-      else if (u < 0) y = rule.parameter({"нижн. ограничение", "нижнее ограничение", "lower", "lower limit"}, -1.0);
+      if (u > 0) y = rule.parameter("upper", 1.0);
+      else if (u < 0) y = rule.parameter("lower", -1.0);
       break;  // at 0 the relay keeps its output
     }
     case Procedure::kSine: y = k * std::sin(a1); break;
     case Procedure::kLag: {  // T y' + y = k a1, explicit Euler
-      const double T = rule.parameter({"постоянная времени", "t", "time constant"}, 1.0);
+      const double T = rule.parameter("T", 1.0);
       y += dt_ / T * (k * a1 - y);
       break;
     }
     case Procedure::kOscillatory: {  // T^2 y'' + 2 xi T y' + y = k a1, semi-implicit Euler
-      const double T = rule.parameter({"постоянная времени", "t", "time constant"}, 1.0);
-      const double xi = rule.parameter({"демпфирование", "xi", "damping"}, 0.0);
+      const double T = rule.parameter("T", 1.0);
+      const double xi = rule.parameter("xi", 0.0);
       double& v = velocity_[index];
       v += dt_ * (k * a1 - y - 2 * xi * T * v) / (T * T);
       y += dt_ * v;
@@ -158,7 +158,7 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
     previous_a1_[i] = a1;
     velocity_[i] = 0.0;
     if (rule.procedure == Procedure::kDelay) {
-      const double tau = rule.parameter({"запаздывание", "tau", "delay"}, 0.0);
+      const double tau = rule.parameter("tau", 0.0);
       delay_line_[i].assign(static_cast<std::size_t>(std::llround(tau / dt_)), a1);
       delay_head_[i] = 0;
     }

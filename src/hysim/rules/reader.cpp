@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "hysim/rules/spelling.hpp"
 #include "hysim/rules/table.hpp"
 
 namespace hysim::rules {
@@ -52,93 +53,20 @@ std::string tidy(std::string_view text) {
   return out;
 }
 
-// Lower case for ASCII and Cyrillic (U+0410..U+042F, U+0401), for matching headers and
-// procedure names; other bytes are kept.
-std::string folded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 'A' && c <= 'Z') {
-      out += static_cast<char>(c - 'A' + 'a');
-    } else if (c == 0xD0 && i + 1 < text.size()) {
-      const auto d = static_cast<unsigned char>(text[i + 1]);
-      ++i;
-      if (d >= 0x90 && d <= 0x9F) {  // А..П -> а..п
-        out += static_cast<char>(0xD0);
-        out += static_cast<char>(d + 0x20);
-      } else if (d >= 0xA0 && d <= 0xAF) {  // Р..Я -> р..я
-        out += static_cast<char>(0xD1);
-        out += static_cast<char>(d - 0x20);
-      } else if (d == 0x81) {  // Ё -> ё
-        out += static_cast<char>(0xD1);
-        out += static_cast<char>(0x91);
-      } else {
-        out += static_cast<char>(c);
-        out += static_cast<char>(d);
-      }
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// The reader's state and the pieces every section uses: the sections and their rows, numbers,
+// header rows, names of variables and situations.
+class TableScanner {
+ protected:
+  explicit TableScanner(const SourceText& source) : source_(source) {}
 
-class Reader {
- public:
-  explicit Reader(const SourceText& source) : source_(source) {}
 
-  RuleTable read() {
-    table_.file = source_.name();
-    table_.text = source_.text();
-    split_sections();
-    for (const auto& section : sections_) {
-      if (section.name == "model") read_model(section);
-    }
-    // Names first, so that rules may use variables defined further down.
-    for (const auto& section : sections_) {
-      if (section.name == "parameters") read_values(section, true);
-    }
-    for (const auto& section : sections_) {
-      if (section.name == "initial") read_values(section, false);
-    }
-    for (const auto& section : sections_) {
-      if (section.name == "logic") read_logic(section);
-    }
-    std::vector<std::pair<const Section*, std::vector<TransformationRule>*>> rule_sections;
-    for (const auto& section : sections_) {
-      if (section.name == "init rules") rule_sections.emplace_back(&section, &table_.init_rules);
-      if (section.name == "rules") rule_sections.emplace_back(&section, &table_.rules);
-    }
-    for (const auto& [section, rules] : rule_sections) declare_rule_variables(*section);
-    for (const auto& section : sections_) {
-      if (section.name == "predicates") read_predicates(section);
-    }
-    for (const auto& section : sections_) {
-      if (section.name == "situation rules") declare_situation_states(section);
-    }
-    for (const auto& section : sections_) {
-      if (section.name == "situation rules") read_situation_rules(section);
-    }
-    for (const auto& [section, rules] : rule_sections) read_rules(*section, rules);
-    if (table_.rules.empty() && errors_.empty()) {
-      error(Location{1, 1}, "the table has no [rules] section with rules: nothing would change");
-    }
-    if (!errors_.empty()) throw ModelFileError(source_, errors_);
-    // The interpreter scans rules in order of priority (1 first), rows of one priority in order.
-    std::stable_sort(table_.rules.begin(), table_.rules.end(),
-                     [](const TransformationRule& a, const TransformationRule& b) { return a.priority < b.priority; });
-    return std::move(table_);
-  }
-
- private:
   const SourceText& source_;
   RuleTable table_;
   std::vector<Section> sections_;
   std::vector<Diagnostic> errors_;
 
-  void error(Location where, std::string message) { errors_.push_back({Severity::kError, where, std::move(message)}); }
 
-  // --- sections and rows ----------------------------------------------------------------------
+  void error(Location where, std::string message) { errors_.push_back({Severity::kError, where, std::move(message)}); }
 
   void split_sections() {
     static const std::vector<std::string> known = {"model",           "parameters", "initial", "logic", "predicates",
@@ -219,76 +147,11 @@ class Reader {
     return value.value_or(0.0);
   }
 
-  // --- [model] ------------------------------------------------------------------------------
-
-  void read_model(const Section& section) {
-    for (const auto& row : section.rows) {
-      const Cell& key = row.cells[0];
-      const Cell* value = row.at(1);
-      if (value == nullptr) {
-        error(key.where, "[model]: '" + key.text + "' has no value (write the key, a tab, then the value)");
-        continue;
-      }
-      const std::string k = folded(key.text);
-      if (k == "name") table_.name = value->text;
-      else if (k == "title") table_.title = value->text;
-      else if (k == "source") table_.source = value->text;
-      else if (k == "dt") table_.dt = number_or_error(*value, "[model] dt");
-      else if (k == "t_end") table_.t_end = number_or_error(*value, "[model] t_end");
-      else error(key.where, "[model]: unknown key '" + key.text + "' (keys: name, title, source, dt, t_end)");
-    }
-    if (!(table_.dt > 0)) error(section.where, "[model] dt must be positive");
-    if (!(table_.t_end > 0)) error(section.where, "[model] t_end must be positive");
-  }
-
-  // --- [parameters], [initial]: name <tab> value [<tab> meaning] -----------------------------------
-
-  void read_values(const Section& section, bool parameters) {
-    for (const auto& row : section.rows) {
-      const Cell& name = row.cells[0];
-      const Cell* value = row.at(1);
-      if (value == nullptr) {
-        error(name.where, "[" + section.name + "]: '" + name.text + "' has no value (name, a tab, the value)");
-        continue;
-      }
-      const double v = number_or_error(*value, "[" + section.name + "] " + name.text);
-      const int index = table_.real_index(name.text);
-      if (index >= 0) {
-        error(name.where, "'" + name.text + "' is given twice (first at line " +
-                              std::to_string(table_.reals[static_cast<std::size_t>(index)].where.line) + ")");
-        continue;
-      }
-      table_.reals.push_back({name.text, parameters, v, row.at(2) ? row.at(2)->text : "", name.where});
-    }
-  }
-
-  // --- [logic]: name <tab> state|command <tab> True|False ------------------------------------------
-
   std::optional<bool> truth(const std::string& text) const {
     const std::string t = folded(text);
     if (t == "true" || t == "истина" || t == "1") return true;
     if (t == "false" || t == "ложь" || t == "0") return false;
     return std::nullopt;
-  }
-
-  void read_logic(const Section& section) {
-    for (const auto& row : section.rows) {
-      const Cell& name = row.cells[0];
-      LogicVariable v;
-      v.name = name.text;
-      v.where = name.where;
-      if (const Cell* kind = row.at(1)) {
-        const std::string k = folded(kind->text);
-        if (k == "command") v.kind = LogicKind::kCommand;
-        else if (k != "state") error(kind->where, "[logic] " + name.text + ": '" + kind->text + "' is not state or command");
-      }
-      if (const Cell* initial = row.at(2)) {
-        const auto value = truth(initial->text);
-        if (!value) error(initial->where, "[logic] " + name.text + ": '" + initial->text + "' is not True or False");
-        v.initial = value.value_or(false);
-      }
-      declare_logic(std::move(v));
-    }
   }
 
   int declare_logic(LogicVariable v) {
@@ -304,57 +167,6 @@ class Reader {
     if (table_.real_index(v.name) >= 0) error(v.where, "'" + v.name + "' is already a real variable");
     table_.logic.push_back(std::move(v));
     return static_cast<int>(table_.logic.size()) - 1;
-  }
-
-  // --- headers ------------------------------------------------------------------------------------
-
-  enum class Column { kNumber, kVariable, kProcedure, kCoefficient, kArg1, kArg2, kSituation, kParamName, kParamValue,
-                      kPriority, kPredicate, kRelation, kA, kActions };
-
-  static std::optional<Column> column_of(const std::string& header) {
-    static const std::vector<std::pair<std::string, Column>> names = {
-        {"№", Column::kNumber},
-        {"no", Column::kNumber},
-        {"number", Column::kNumber},
-        {"переменная", Column::kVariable},
-        {"variable", Column::kVariable},
-        {"variable 1", Column::kVariable},
-        {"переменная 1", Column::kVariable},
-        {"процедура", Column::kProcedure},
-        {"procedure", Column::kProcedure},
-        {"коэффициент", Column::kCoefficient},
-        {"coefficient", Column::kCoefficient},
-        {"аргумент 1", Column::kArg1},
-        {"argument 1", Column::kArg1},
-        {"аргумент 2", Column::kArg2},
-        {"argument 2", Column::kArg2},
-        {"variable 2", Column::kArg2},
-        {"переменная 2", Column::kArg2},
-        {"ситуация / событие", Column::kSituation},
-        {"ситуация", Column::kSituation},
-        {"situation", Column::kSituation},
-        {"situation / event", Column::kSituation},
-        {"имя параметра", Column::kParamName},
-        {"parameter", Column::kParamName},
-        {"значение", Column::kParamValue},
-        {"value", Column::kParamValue},
-        {"приоритет", Column::kPriority},
-        {"priority", Column::kPriority},
-        {"предикат", Column::kPredicate},
-        {"predicate", Column::kPredicate},
-        {"отношение", Column::kRelation},
-        {"relation", Column::kRelation},
-        {"a", Column::kA},
-        {"порог", Column::kA},
-        {"действия", Column::kActions},
-        {"действие", Column::kActions},
-        {"actions", Column::kActions},
-    };
-    const std::string h = folded(header);
-    for (const auto& [name, column] : names) {
-      if (h == name) return column;
-    }
-    return std::nullopt;
   }
 
   // The columns of a section's header row; reports unknown headers.
@@ -382,20 +194,6 @@ class Reader {
     error(section.rows.empty() ? section.where : section.rows.front().where,
           "[" + section.name + "]: the header row has no column '" + name + "'");
     return false;
-  }
-
-  // --- rules: declare their variables first ------------------------------------------------------
-
-  void declare_rule_variables(const Section& section) {
-    const auto columns = header_of(section);
-    const int variable = find(columns, Column::kVariable);
-    if (variable < 0) return;  // reported by read_rules
-    for (std::size_t r = 1; r < section.rows.size(); ++r) {
-      const Cell* cell = section.rows[r].at(static_cast<std::size_t>(variable));
-      if (cell == nullptr || cell->text.empty()) continue;
-      if (table_.real_index(cell->text) >= 0) continue;
-      table_.reals.push_back({cell->text, false, 0.0, "", cell->where});
-    }
   }
 
   Operand operand(const Cell& cell, const std::string& where) {
@@ -444,6 +242,188 @@ class Reader {
     return out;
   }
 
+  std::vector<std::pair<std::string, Location>> literals(const Cell& cell, char separator) {
+    std::vector<std::pair<std::string, Location>> out;
+    std::size_t start = 0;
+    while (start <= cell.text.size()) {
+      std::size_t end = cell.text.find(separator, start);
+      if (end == std::string::npos) end = cell.text.size();
+      out.emplace_back(tidy(cell.text.substr(start, end - start)),
+                       Location{cell.where.line, cell.where.column + static_cast<int>(start)});
+      start = end + 1;
+    }
+    return out;
+  }
+
+  Literal literal(std::string text, Location where, const std::string& label) {
+    Literal out;
+    if (!text.empty() && text[0] == '!') {
+      out.negated = true;
+      text = tidy(text.substr(1));
+    }
+    if (text.empty()) {
+      error(where, label + ": an empty name");
+      return out;
+    }
+    out.logic = table_.logic_index(text);
+    if (out.logic < 0) {
+      std::vector<std::string> names;
+      for (const auto& v : table_.logic) names.push_back(v.name);
+      const std::string near = lang::closest_name(text, names);
+      error(where, label + ": situation '" + text + "' is never defined" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
+    return out;
+  }
+
+};
+
+// The sections of real variables and transformation rules: [model], [parameters], [initial],
+// [logic], [init rules], [rules].
+class RuleSectionReader : protected TableScanner {
+ protected:
+  using TableScanner::TableScanner;
+
+
+  void read_model(const Section& section) {
+    for (const auto& row : section.rows) {
+      const Cell& key = row.cells[0];
+      const Cell* value = row.at(1);
+      if (value == nullptr) {
+        error(key.where, "[model]: '" + key.text + "' has no value (write the key, a tab, then the value)");
+        continue;
+      }
+      const std::string k = folded(key.text);
+      if (k == "name") table_.name = value->text;
+      else if (k == "title") table_.title = value->text;
+      else if (k == "source") table_.source = value->text;
+      else if (k == "dt") table_.dt = number_or_error(*value, "[model] dt");
+      else if (k == "t_end") table_.t_end = number_or_error(*value, "[model] t_end");
+      else error(key.where, "[model]: unknown key '" + key.text + "' (keys: name, title, source, dt, t_end)");
+    }
+    if (!(table_.dt > 0)) error(section.where, "[model] dt must be positive");
+    if (!(table_.t_end > 0)) error(section.where, "[model] t_end must be positive");
+  }
+
+  void read_values(const Section& section, bool parameters) {
+    for (const auto& row : section.rows) {
+      const Cell& name = row.cells[0];
+      const Cell* value = row.at(1);
+      if (value == nullptr) {
+        error(name.where, "[" + section.name + "]: '" + name.text + "' has no value (name, a tab, the value)");
+        continue;
+      }
+      const double v = number_or_error(*value, "[" + section.name + "] " + name.text);
+      const int index = table_.real_index(name.text);
+      if (index >= 0) {
+        error(name.where, "'" + name.text + "' is given twice (first at line " +
+                              std::to_string(table_.reals[static_cast<std::size_t>(index)].where.line) + ")");
+        continue;
+      }
+      table_.reals.push_back({name.text, parameters, v, row.at(2) ? row.at(2)->text : "", name.where});
+    }
+  }
+
+  void read_logic(const Section& section) {
+    for (const auto& row : section.rows) {
+      const Cell& name = row.cells[0];
+      LogicVariable v;
+      v.name = name.text;
+      v.where = name.where;
+      if (const Cell* kind = row.at(1)) {
+        const std::string k = folded(kind->text);
+        if (k == "command") v.kind = LogicKind::kCommand;
+        else if (k != "state") error(kind->where, "[logic] " + name.text + ": '" + kind->text + "' is not state or command");
+      }
+      if (const Cell* initial = row.at(2)) {
+        const auto value = truth(initial->text);
+        if (!value) error(initial->where, "[logic] " + name.text + ": '" + initial->text + "' is not True or False");
+        v.initial = value.value_or(false);
+      }
+      declare_logic(std::move(v));
+    }
+  }
+
+  void declare_rule_variables(const Section& section) {
+    const auto columns = header_of(section);
+    const int variable = find(columns, Column::kVariable);
+    if (variable < 0) return;  // reported by read_rules
+    for (std::size_t r = 1; r < section.rows.size(); ++r) {
+      const Cell* cell = section.rows[r].at(static_cast<std::size_t>(variable));
+      if (cell == nullptr || cell->text.empty()) continue;
+      if (table_.real_index(cell->text) >= 0) continue;
+      table_.reals.push_back({cell->text, false, 0.0, "", cell->where});
+    }
+  }
+
+  // One cell of a transformation rule's row, by its column. `pending`: a parameter name waiting
+  // for the value in the next column.
+  void rule_cell(const Section& section, Column column, const Cell& cell, TransformationRule* rule, std::string* label,
+                 std::pair<std::string, Location>* pending) {
+    switch (column) {
+      case Column::kNumber:
+        if (!cell.text.empty()) {
+          const auto n = number(cell.text);
+          if (!n || *n != std::floor(*n)) error(cell.where, *label + ": № '" + cell.text + "' is not a whole number");
+          else rule->number = static_cast<int>(*n);
+          *label = "[" + section.name + "] rule " + std::to_string(rule->number);
+        }
+        break;
+      case Column::kVariable:
+        rule->variable = table_.real_index(cell.text);
+        if (!cell.text.empty() && table_.reals[static_cast<std::size_t>(rule->variable)].parameter) {
+          error(cell.where, *label + ": '" + cell.text + "' is a parameter, which rules cannot change");
+        }
+        break;
+      case Column::kProcedure: {
+        std::string near;
+        if (const auto procedure = procedure_of(cell.text, &near)) {
+          rule->procedure = *procedure;
+        } else {
+          error(cell.where, *label + ": unknown procedure '" + cell.text + "'" +
+                                (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                                "; see docs/rule-tables.md for the procedures");
+        }
+        break;
+      }
+      case Column::kCoefficient:
+        if (!cell.text.empty()) {
+          rule->coefficient = number_or_error(cell, *label + ", coefficient");
+          rule->coefficient_text = decimal_text(cell.text);
+        }
+        break;
+      case Column::kArg1:
+        if (!cell.text.empty()) rule->a1 = operand(cell, *label + ", argument 1");
+        break;
+      case Column::kArg2:
+        if (!cell.text.empty()) rule->a2 = operand(cell, *label + ", argument 2");
+        break;
+      case Column::kSituation:
+        rule->condition = condition(&cell, *label + ", situation");
+        break;
+      case Column::kParamName:
+        pending->first = cell.text;
+        pending->second = cell.where;
+        break;
+      case Column::kParamValue:
+        if (!pending->first.empty()) {
+          rule->parameters.emplace_back(pending->first, number_or_error(cell, *label + ", parameter '" + pending->first + "'"));
+          pending->first.clear();
+        } else if (!cell.text.empty()) {
+          error(cell.where, *label + ": a parameter value without a parameter name before it");
+        }
+        break;
+      case Column::kPriority:
+        if (!cell.text.empty()) {
+          const auto p = number(cell.text);
+          if (!p || *p != std::floor(*p) || *p < 0 || *p > 1e6) error(cell.where, *label + ": priority '" + cell.text + "' is not a whole number >= 0");
+          else rule->priority = static_cast<int>(*p);
+        }
+        break;
+      default:
+        error(cell.where, *label + ": this column does not belong to a rule table");
+    }
+  }
+
   void read_rules(const Section& section, std::vector<TransformationRule>* rules) {
     if (section.rows.empty()) return;
     const auto columns = header_of(section);
@@ -451,95 +431,22 @@ class Reader {
                           require(section, columns, Column::kProcedure, "Procedure / Процедура") &
                           require(section, columns, Column::kArg1, "Argument 1 / Аргумент 1");
     if (!complete) return;
-    const auto spellings = procedure_spellings();
     for (std::size_t r = 1; r < section.rows.size(); ++r) {
       const Row& row = section.rows[r];
       TransformationRule rule;
       rule.where = row.where;
       rule.number = static_cast<int>(r);
       std::string label = "[" + section.name + "] row " + std::to_string(r);
-      std::string pending_name;
-      Location pending_where;
+      std::pair<std::string, Location> pending;  // a parameter's name, waiting for its value
       for (std::size_t c = 0; c < row.cells.size(); ++c) {
         const Cell& cell = row.cells[c];
         if (c >= columns.size()) {
           if (!cell.text.empty()) error(cell.where, label + ": a cell beyond the header's " + std::to_string(columns.size()) + " columns");
           continue;
         }
-        if (!columns[c]) continue;
-        switch (*columns[c]) {
-          case Column::kNumber:
-            if (!cell.text.empty()) {
-              const auto n = number(cell.text);
-              if (!n || *n != std::floor(*n)) error(cell.where, label + ": № '" + cell.text + "' is not a whole number");
-              else rule.number = static_cast<int>(*n);
-              label = "[" + section.name + "] rule " + std::to_string(rule.number);
-            }
-            break;
-          case Column::kVariable:
-            rule.variable = table_.real_index(cell.text);
-            if (!cell.text.empty() && table_.reals[static_cast<std::size_t>(rule.variable)].parameter) {
-              error(cell.where, label + ": '" + cell.text + "' is a parameter, which rules cannot change");
-            }
-            break;
-          case Column::kProcedure: {
-            const std::string f = folded(cell.text);
-            bool known = false;
-            std::vector<std::string> names;
-            for (const auto& [name, procedure] : spellings) {
-              names.push_back(name);
-              if (f == name) {
-                rule.procedure = procedure;
-                known = true;
-              }
-            }
-            if (!known) {
-              const std::string near = lang::closest_name(f, names);
-              error(cell.where, label + ": unknown procedure '" + cell.text + "'" +
-                                    (near.empty() ? "" : " (did you mean '" + near + "'?)") +
-                                    "; see docs/rule-tables.md for the procedures");
-            }
-            break;
-          }
-          case Column::kCoefficient:
-            if (!cell.text.empty()) {
-              rule.coefficient = number_or_error(cell, label + ", coefficient");
-              rule.coefficient_text = decimal_text(cell.text);
-            }
-            break;
-          case Column::kArg1:
-            if (!cell.text.empty()) rule.a1 = operand(cell, label + ", argument 1");
-            break;
-          case Column::kArg2:
-            if (!cell.text.empty()) rule.a2 = operand(cell, label + ", argument 2");
-            break;
-          case Column::kSituation:
-            rule.condition = condition(&cell, label + ", situation");
-            break;
-          case Column::kParamName:
-            pending_name = cell.text;
-            pending_where = cell.where;
-            break;
-          case Column::kParamValue:
-            if (!pending_name.empty()) {
-              rule.parameters.emplace_back(pending_name, number_or_error(cell, label + ", parameter '" + pending_name + "'"));
-              pending_name.clear();
-            } else if (!cell.text.empty()) {
-              error(cell.where, label + ": a parameter value without a parameter name before it");
-            }
-            break;
-          case Column::kPriority:
-            if (!cell.text.empty()) {
-              const auto p = number(cell.text);
-              if (!p || *p != std::floor(*p) || *p < 0 || *p > 1e6) error(cell.where, label + ": priority '" + cell.text + "' is not a whole number >= 0");
-              else rule.priority = static_cast<int>(*p);
-            }
-            break;
-          default:
-            error(cell.where, label + ": this column does not belong to a rule table");
-        }
+        if (columns[c]) rule_cell(section, *columns[c], cell, &rule, &label, &pending);
       }
-      if (!pending_name.empty()) error(pending_where, label + ": parameter '" + pending_name + "' has no value");
+      if (!pending.first.empty()) error(pending.second, label + ": parameter '" + pending.first + "' has no value");
       const Cell* variable = row.at(static_cast<std::size_t>(find(columns, Column::kVariable)));
       if (variable == nullptr || variable->text.empty()) {
         error(row.where, label + ": the Variable column is empty");
@@ -561,17 +468,17 @@ class Reader {
   }
 
   // Procedures of two arguments need both; parameters must be known to the procedure.
-  void check_arguments(const TransformationRule& rule, const std::string& label) {
+  void check_arguments(TransformationRule& rule, const std::string& label) {
     const Procedure p = rule.procedure;
     const bool two = p == Procedure::kSum || p == Procedure::kMultiplication || p == Procedure::kDivision;
     if (two && !rule.a2) error(rule.where, label + ": procedure '" + procedure_name(p) + "' needs Argument 2");
-    for (const auto& [name, value] : rule.parameters) {
-      const std::string f = folded(name);
-      bool known = false;
-      for (const auto& [spelling, procedure] : parameter_spellings()) {
-        if (spelling == f && procedure == p) known = true;
+    for (auto& [name, value] : rule.parameters) {
+      const auto key = parameter_key(p, name);
+      if (!key) {
+        error(rule.where, label + ": procedure '" + procedure_name(p) + "' has no parameter '" + name + "'");
+        continue;
       }
-      if (!known) error(rule.where, label + ": procedure '" + procedure_name(p) + "' has no parameter '" + name + "'");
+      name = *key;
       if ((p == Procedure::kLag || p == Procedure::kOscillatory) && !(value > 0)) {
         error(rule.where, label + ": parameter '" + name + "' must be positive");
       }
@@ -579,7 +486,59 @@ class Reader {
     }
   }
 
-  // --- [predicates]: rule (3) ---------------------------------------------------------------------
+};
+
+// The logic sections, [predicates] and [situation rules], and the order of the whole.
+class Reader final : private RuleSectionReader {
+ public:
+  explicit Reader(const SourceText& source) : RuleSectionReader(source) {}
+
+
+  RuleTable read() {
+    table_.file = source_.name();
+    table_.text = source_.text();
+    split_sections();
+    for (const auto& section : sections_) {
+      if (section.name == "model") read_model(section);
+    }
+    // Names first, so that rules may use variables defined further down.
+    for (const auto& section : sections_) {
+      if (section.name == "parameters") read_values(section, true);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "initial") read_values(section, false);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "logic") read_logic(section);
+    }
+    std::vector<std::pair<const Section*, std::vector<TransformationRule>*>> rule_sections;
+    for (const auto& section : sections_) {
+      if (section.name == "init rules") rule_sections.emplace_back(&section, &table_.init_rules);
+      if (section.name == "rules") rule_sections.emplace_back(&section, &table_.rules);
+    }
+    for (const auto& [section, rules] : rule_sections) declare_rule_variables(*section);
+    for (const auto& section : sections_) {
+      if (section.name == "predicates") read_predicates(section);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "situation rules") declare_situation_states(section);
+    }
+    for (const auto& section : sections_) {
+      if (section.name == "situation rules") read_situation_rules(section);
+    }
+    for (const auto& [section, rules] : rule_sections) read_rules(*section, rules);
+    if (table_.rules.empty() && errors_.empty()) {
+      error(Location{1, 1}, "the table has no [rules] section with rules: nothing would change");
+    }
+    if (!errors_.empty()) throw ModelFileError(source_, errors_);
+    // The interpreter scans rules in order of priority (1 first), rows of one priority in order.
+    std::stable_sort(table_.rules.begin(), table_.rules.end(),
+                     [](const TransformationRule& a, const TransformationRule& b) { return a.priority < b.priority; });
+    return std::move(table_);
+  }
+
+
+ private:
 
   void read_predicates(const Section& section) {
     if (section.rows.empty()) return;
@@ -635,41 +594,6 @@ class Reader {
     }
   }
 
-  // --- [situation rules]: rule (4) ------------------------------------------------------------------
-
-  std::vector<std::pair<std::string, Location>> literals(const Cell& cell, char separator) {
-    std::vector<std::pair<std::string, Location>> out;
-    std::size_t start = 0;
-    while (start <= cell.text.size()) {
-      std::size_t end = cell.text.find(separator, start);
-      if (end == std::string::npos) end = cell.text.size();
-      out.emplace_back(tidy(cell.text.substr(start, end - start)),
-                       Location{cell.where.line, cell.where.column + static_cast<int>(start)});
-      start = end + 1;
-    }
-    return out;
-  }
-
-  Literal literal(std::string text, Location where, const std::string& label) {
-    Literal out;
-    if (!text.empty() && text[0] == '!') {
-      out.negated = true;
-      text = tidy(text.substr(1));
-    }
-    if (text.empty()) {
-      error(where, label + ": an empty name");
-      return out;
-    }
-    out.logic = table_.logic_index(text);
-    if (out.logic < 0) {
-      std::vector<std::string> names;
-      for (const auto& v : table_.logic) names.push_back(v.name);
-      const std::string near = lang::closest_name(text, names);
-      error(where, label + ": situation '" + text + "' is never defined" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
-    }
-    return out;
-  }
-
   void declare_situation_states(const Section& section) {
     if (section.rows.empty()) return;
     const auto columns = header_of(section);
@@ -716,72 +640,13 @@ class Reader {
       table_.situation_rules.push_back(std::move(rule));
     }
   }
-
- public:
-  // The named parameters each procedure takes, by every spelling (folded).
-  static const std::vector<std::pair<std::string, Procedure>>& parameter_spellings() {
-    static const std::vector<std::pair<std::string, Procedure>> spellings = {
-        {"2-ой коэффициент", Procedure::kSum},       {"второй коэффициент", Procedure::kSum},
-        {"k2", Procedure::kSum},                     {"second coefficient", Procedure::kSum},
-        {"верх. ограничение", Procedure::kRelay},   {"верхнее ограничение", Procedure::kRelay},
-        {"upper", Procedure::kRelay},                {"upper limit", Procedure::kRelay},
-        {"нижн. ограничение", Procedure::kRelay},   {"нижнее ограничение", Procedure::kRelay},
-        {"lower", Procedure::kRelay},                {"lower limit", Procedure::kRelay},
-        {"постоянная времени", Procedure::kLag},    {"t", Procedure::kLag},
-        {"time constant", Procedure::kLag},          {"постоянная времени", Procedure::kOscillatory},
-        {"t", Procedure::kOscillatory},              {"time constant", Procedure::kOscillatory},
-        {"демпфирование", Procedure::kOscillatory}, {"xi", Procedure::kOscillatory},
-        {"damping", Procedure::kOscillatory},        {"запаздывание", Procedure::kDelay},
-        {"tau", Procedure::kDelay},                  {"delay", Procedure::kDelay},
-    };
-    return spellings;
-  }
 };
 
 }  // namespace
 
-const char* procedure_name(Procedure procedure) {
-  switch (procedure) {
-    case Procedure::kProportional: return "proportional";
-    case Procedure::kSum: return "sum";
-    case Procedure::kMultiplication: return "multiplication";
-    case Procedure::kDivision: return "division";
-    case Procedure::kIntegral: return "integral";
-    case Procedure::kAbsolute: return "absolute";
-    case Procedure::kRelay: return "relay";
-    case Procedure::kSine: return "sine";
-    case Procedure::kLag: return "lag";
-    case Procedure::kOscillatory: return "oscillatory";
-    case Procedure::kDelay: return "delay";
-    case Procedure::kDifferentiator: return "differentiator";
-  }
-  return "?";
-}
-
-std::vector<std::pair<std::string, Procedure>> procedure_spellings() {
-  return {
-      {"proportional", Procedure::kProportional},   {"пропорциональная", Procedure::kProportional},
-      {"sum", Procedure::kSum},                     {"sum / difference", Procedure::kSum},
-      {"сумма / разность", Procedure::kSum},        {"сумма", Procedure::kSum},
-      {"multiplication", Procedure::kMultiplication}, {"умножение", Procedure::kMultiplication},
-      {"division", Procedure::kDivision},           {"деление", Procedure::kDivision},
-      {"integral", Procedure::kIntegral},           {"интеграл", Procedure::kIntegral},
-      {"absolute", Procedure::kAbsolute},           {"абсолютная", Procedure::kAbsolute},
-      {"relay", Procedure::kRelay},                 {"реле", Procedure::kRelay},
-      {"sine", Procedure::kSine},                   {"синус", Procedure::kSine},
-      {"lag", Procedure::kLag},                     {"апериодическое", Procedure::kLag},
-      {"oscillatory", Procedure::kOscillatory},     {"колебательное", Procedure::kOscillatory},
-      {"delay", Procedure::kDelay},                 {"запаздывание", Procedure::kDelay},
-      {"differentiator", Procedure::kDifferentiator}, {"дифференцирующее", Procedure::kDifferentiator},
-  };
-}
-
-double TransformationRule::parameter(const std::vector<std::string>& names, double fallback) const {
+double TransformationRule::parameter(const std::string& key, double fallback) const {
   for (const auto& [name, value] : parameters) {
-    const std::string f = folded(name);
-    for (const auto& wanted : names) {
-      if (f == wanted) return value;
-    }
+    if (name == key) return value;
   }
   return fallback;
 }

@@ -76,11 +76,12 @@ struct TransformationRule {
   Operand a1;
   std::optional<Operand> a2;
   Condition condition;
-  std::vector<std::pair<std::string, double>> parameters;  // as named in the row
+  std::vector<std::pair<std::string, double>> parameters;  // by key: k2, upper, lower, T, xi, tau
   int priority = 1;
 
-  // A named parameter by any of its spellings, or `fallback`.
-  double parameter(const std::vector<std::string>& names, double fallback) const;
+  // A named parameter by its key (rules/spelling.hpp maps the row's spelling to it), or
+  // `fallback`.
+  double parameter(const std::string& key, double fallback) const;
 };
 
 // Rule (3): x1 REL a + x2 for every term; the predicate is their conjunction.

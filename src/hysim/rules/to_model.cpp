@@ -178,24 +178,24 @@ class Translator {
     const std::string k = "(" + r.coefficient_text + ")";
     const std::string a1 = read(r.a1, let, init);
     const std::string a2 = r.a2 ? read(*r.a2, let, init) : "0";
-    const auto param = [&](const std::vector<std::string>& names, double fallback) {
+    const auto param = [&](const std::string& key, double fallback) {
       std::string text = "(";
-      append_scalar(text, r.parameter(names, fallback), 17);
+      append_scalar(text, r.parameter(key, fallback), 17);
       text += ')';
       return text;
     };
     switch (r.procedure) {
       case Procedure::kProportional: return k + "*" + a1;
       case Procedure::kSum:
-        return k + "*(" + a1 + " + " + param({"2-ой коэффициент", "второй коэффициент", "k2", "second coefficient"}, 1.0) +
+        return k + "*(" + a1 + " + " + param("k2", 1.0) +
                "*" + a2 + ")";
       case Procedure::kMultiplication: return k + "*" + a1 + "*" + a2;
       case Procedure::kDivision: return k + "*" + a1 + "/" + a2;
       case Procedure::kAbsolute: return k + "*abs(" + a1 + ")";
       case Procedure::kRelay:
         return "if " + k + "*" + a1 + " > 0 then " +
-               param({"верх. ограничение", "верхнее ограничение", "upper", "upper limit"}, 1.0) + " else " +
-               param({"нижн. ограничение", "нижнее ограничение", "lower", "lower limit"}, -1.0);
+               param("upper", 1.0) + " else " +
+               param("lower", -1.0);
       case Procedure::kSine: return k + "*sin(" + a1 + ")";
       case Procedure::kIntegral: return k + "*" + a1;
       default: return "0";
@@ -219,13 +219,13 @@ class Translator {
     switch (rule.procedure) {
       case Procedure::kIntegral: derivative_[rule.variable].push_back(ka1); break;
       case Procedure::kLag: {
-        const std::string T = format_scalar(rule.parameter({"постоянная времени", "t", "time constant"}, 1.0), 17);
+        const std::string T = format_scalar(rule.parameter("T", 1.0), 17);
         derivative_[rule.variable].push_back("(" + ka1 + " - " + y + ")/(" + T + ")");
         break;
       }
       case Procedure::kOscillatory: {
-        const std::string T = format_scalar(rule.parameter({"постоянная времени", "t", "time constant"}, 1.0), 17);
-        const std::string xi = format_scalar(rule.parameter({"демпфирование", "xi", "damping"}, 0.0), 17);
+        const std::string T = format_scalar(rule.parameter("T", 1.0), 17);
+        const std::string xi = format_scalar(rule.parameter("xi", 0.0), 17);
         const std::string v = y + "_rate";
         velocity_[rule.variable] = v;
         derivative_[rule.variable].push_back(v);
