@@ -1,4 +1,4 @@
-// `hysim check FILE.hym`: parses, resolves and builds a model file in every scalar type with
+// `hysim check FILE.hym` (or TABLE.rules.tsv): parses, resolves and builds a model file in every scalar type with
 // its defaults (or the given preset and parameters) without running it; prints its
 // warnings and a one-line summary. Exit 0 when it is well formed, 2 otherwise.
 #include <iostream>
@@ -6,12 +6,33 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/rules/to_model.hpp"
 
 namespace hysim::app {
 
 namespace {
 
+// A rule table: read it, and say whether the engine can run it too (docs/rule-tables.md).
+int check_rule_table(const std::string& file) {
+  const rules::RuleTable table = rules::read_rule_table(file);
+  std::size_t states = 0;
+  for (const auto& logic : table.logic) states += logic.kind == rules::LogicKind::kPredicate ? 0 : 1;
+  std::cout << file << ": rule table '" << table.name << "' is well formed: " << table.reals.size()
+            << " real variables, " << table.logic.size() - states << " predicates, " << states << " logic states, "
+            << table.situation_rules.size() << " situation rules, " << table.init_rules.size() << " init rules, "
+            << table.rules.size() << " rules\n";
+  try {
+    (void)rules::model_text(table);
+    std::cout << "  it runs on the rule interpreter and on the engine (--strategy, --solver or --scalar)\n";
+  } catch (const InvalidArgument& e) {
+    std::cout << "  it runs on the rule interpreter; not yet on the engine:\n" << e.what() << "\n";
+  }
+  return 0;
+}
+
 int check(const ModelChoice& choice) {
+  if (rules::names_rule_table(choice.model)) return check_rule_table(choice.model);
   const ModelEntry& entry = choice.entry();  // warnings go to stderr here
   const ParameterValues values = choice.values();
   const Model<double> model = entry.make<double>(values);

@@ -280,6 +280,8 @@ check "run TABLE.rules.tsv --strategy runs it on the engine to the table's t_end
 check "--dt with an engine strategy exits 2" test $? -eq 2
 "$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --param Y=2 >/dev/null 2>"$TMP/rules-param.err"
 check "a rule table refuses --param (exit 2)" test $? -eq 2
+"$HYSIM" check "$MODELS/rules/lorenz.rules.tsv" >"$TMP/rules-check.out" 2>&1
+check "check TABLE.rules.tsv reads it and says where it runs" grep -q "9 rules" "$TMP/rules-check.out"
 printf '[rules]\nNo\tVariable\tProcedure\tArgument 1\n1\tx\tintegrl\t1\n' >"$TMP/bad.rules.tsv"
 "$HYSIM" run "$TMP/bad.rules.tsv" --out "$TMP/bad-rules" >"$TMP/bad-rules.out" 2>"$TMP/bad-rules.err"
 check "a bad rule table exits 2" test $? -eq 2
