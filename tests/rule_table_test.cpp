@@ -171,6 +171,10 @@ TEST(RuleTableReader, ErrorsNameTheirPlace) {
   expect_error("[init rules]\nNo\tVariable\tProcedure\tArgument 1\n1\tx\tintegral\t1\n[rules]\nNo\tVariable\tProcedure\t"
                "Argument 1\n1\tx\tproportional\t1\n",
                3, 1, "init rules run once");
+  expect_error("[rules]\nNo\tVariable\tProcedure\tVariable\tArgument 1\n1\tx\tintegral\ty\t1\n", 2, 23,
+               "column 'Variable' appears twice");
+  expect_error("[rules]\nNo\tVariable\tProcedure\tArgument 1\tColour\n1\tx\tintegral\t1\n", 2, 34,
+               "unknown column 'Colour'");
   expect_error("[model]\ndt\t0\n" + kHeader + "1\tx\tintegral\t1\t1\n", 1, 1, "dt must be positive");
 }
 

@@ -170,12 +170,20 @@ class TableScanner {
   }
 
   // The columns of a section's header row; reports unknown headers.
-  std::vector<std::optional<Column>> header_of(const Section& section) {
+  // The columns of a section's header row. With `report`, an unknown or repeated header is an
+  // error (a repeated one is ignored; parameter name and value pairs may repeat).
+  std::vector<std::optional<Column>> header_of(const Section& section, bool report = true) {
     std::vector<std::optional<Column>> columns;
     if (section.rows.empty()) return columns;
     for (const auto& cell : section.rows.front().cells) {
-      const auto column = column_of(cell.text);
-      if (!column) error(cell.where, "[" + section.name + "]: unknown column '" + cell.text + "' in the header row");
+      auto column = column_of(cell.text);
+      if (!column) {
+        if (report) error(cell.where, "[" + section.name + "]: unknown column '" + cell.text + "' in the header row");
+      } else if (*column != Column::kParamName && *column != Column::kParamValue &&
+                 std::find(columns.begin(), columns.end(), column) != columns.end()) {
+        if (report) error(cell.where, "[" + section.name + "]: column '" + cell.text + "' appears twice in the header row");
+        column.reset();
+      }
       columns.push_back(column);
     }
     return columns;
@@ -344,7 +352,7 @@ class RuleSectionReader : protected TableScanner {
   }
 
   void declare_rule_variables(const Section& section) {
-    const auto columns = header_of(section);
+    const auto columns = header_of(section, false);
     const int variable = find(columns, Column::kVariable);
     if (variable < 0) return;  // reported by read_rules
     for (std::size_t r = 1; r < section.rows.size(); ++r) {
@@ -370,7 +378,8 @@ class RuleSectionReader : protected TableScanner {
         break;
       case Column::kVariable:
         rule->variable = table_.real_index(cell.text);
-        if (!cell.text.empty() && table_.reals[static_cast<std::size_t>(rule->variable)].parameter) {
+        if (rule->variable < 0) break;  // empty: reported by read_rules
+        if (table_.reals[static_cast<std::size_t>(rule->variable)].parameter) {
           error(cell.where, *label + ": '" + cell.text + "' is a parameter, which rules cannot change");
         }
         break;
@@ -596,7 +605,7 @@ class Reader final : private RuleSectionReader {
 
   void declare_situation_states(const Section& section) {
     if (section.rows.empty()) return;
-    const auto columns = header_of(section);
+    const auto columns = header_of(section, false);
     const int actions = find(columns, Column::kActions);
     if (actions < 0) return;  // reported by read_situation_rules
     for (std::size_t r = 1; r < section.rows.size(); ++r) {
