@@ -102,6 +102,7 @@ void Interpreter::apply(std::size_t index, const TransformationRule& rule) {
       break;  // at 0 the relay keeps its output
     }
     case Procedure::kSine: y = k * std::sin(a1); break;
+    case Procedure::kCosine: y = k * std::cos(a1); break;
     case Procedure::kLag: {  // T y' + y = k a1, explicit Euler
       const double T = rule.parameter("T", 1.0);
       y += dt_ / T * (k * a1 - y);

@@ -371,8 +371,11 @@ class RuleSectionReader : protected TableScanner {
       case Column::kNumber:
         if (!cell.text.empty()) {
           const auto n = number(cell.text);
-          if (!n || *n != std::floor(*n)) error(cell.where, *label + ": № '" + cell.text + "' is not a whole number");
-          else rule->number = static_cast<int>(*n);
+          if (!n || *n != std::floor(*n) || std::fabs(*n) > 1e9) {
+            error(cell.where, *label + ": № '" + cell.text + "' is not a whole number of at most 9 digits");
+          } else {
+            rule->number = static_cast<int>(*n);
+          }
           *label = "[" + section.name + "] rule " + std::to_string(rule->number);
         }
         break;

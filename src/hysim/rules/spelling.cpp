@@ -123,6 +123,7 @@ const char* procedure_name(Procedure procedure) {
     case Procedure::kAbsolute: return "absolute";
     case Procedure::kRelay: return "relay";
     case Procedure::kSine: return "sine";
+    case Procedure::kCosine: return "cosine";
     case Procedure::kLag: return "lag";
     case Procedure::kOscillatory: return "oscillatory";
     case Procedure::kDelay: return "delay";
@@ -142,6 +143,7 @@ std::vector<std::pair<std::string, Procedure>> procedure_spellings() {
       {"absolute", Procedure::kAbsolute},           {"абсолютная", Procedure::kAbsolute},
       {"relay", Procedure::kRelay},                 {"реле", Procedure::kRelay},
       {"sine", Procedure::kSine},                   {"синус", Procedure::kSine},
+      {"cosine", Procedure::kCosine},               {"косинус", Procedure::kCosine},
       {"lag", Procedure::kLag},                     {"апериодическое", Procedure::kLag},
       {"oscillatory", Procedure::kOscillatory},     {"колебательное", Procedure::kOscillatory},
       {"delay", Procedure::kDelay},                 {"запаздывание", Procedure::kDelay},

@@ -197,6 +197,7 @@ class Translator {
                param("upper", 1.0) + " else " +
                param("lower", -1.0);
       case Procedure::kSine: return k + "*sin(" + a1 + ")";
+      case Procedure::kCosine: return k + "*cos(" + a1 + ")";
       case Procedure::kIntegral: return k + "*" + a1;
       default: return "0";
     }
