@@ -8,6 +8,11 @@
 
 namespace hysim::rules {
 
+namespace {
+// The sine and cosine procedures take degrees, as EnviCon's do (002, Fig. 6).
+constexpr double kRadiansPerDegree = 0.017453292519943295;  // pi / 180
+}  // namespace
+
 void InterpreterOptions::validate() const {
   if (!(dt >= 0) || !std::isfinite(dt)) throw InvalidArgument("option dt must be a finite number > 0 (0: the table's)");
   if (!(t_end >= 0) || !std::isfinite(t_end)) throw InvalidArgument("option t_end must be a finite number > 0 (0: the table's)");
@@ -101,8 +106,8 @@ void Interpreter::apply(std::size_t index, const TransformationRule& rule) {
       else if (u < 0) y = rule.parameter("lower", -1.0);
       break;  // at 0 the relay keeps its output
     }
-    case Procedure::kSine: y = k * std::sin(a1); break;
-    case Procedure::kCosine: y = k * std::cos(a1); break;
+    case Procedure::kSine: y = k * std::sin(a1 * kRadiansPerDegree); break;
+    case Procedure::kCosine: y = k * std::cos(a1 * kRadiansPerDegree); break;
     case Procedure::kLag: {  // T y' + y = k a1, explicit Euler
       const double T = rule.parameter("T", 1.0);
       y += dt_ / T * (k * a1 - y);

@@ -39,8 +39,8 @@ enum class Procedure {
   kIntegral,        // y += k a1 dt                        (a state)
   kAbsolute,        // y = k |a1|
   kRelay,           // y = upper if k a1 > 0, lower if k a1 < 0, unchanged at 0
-  kSine,            // y = k sin(a1)                       (a1 in radians)
-  kCosine,          // y = k cos(a1)                       (002, Fig. 7)
+  kSine,            // y = k sin(a1 degrees)               (EnviCon's unit: 002, Fig. 6)
+  kCosine,          // y = k cos(a1 degrees)               (002, Fig. 7)
   kLag,             // T y' + y = k a1                     aperiodic link, T: "постоянная времени"
   kOscillatory,     // T^2 y'' + 2 xi T y' + y = k a1      oscillatory link (T, xi)
   kDelay,           // y(t) = k a1(t - tau)                pure delay (tau)

@@ -196,8 +196,8 @@ class Translator {
         return "if " + k + "*" + a1 + " > 0 then " +
                param("upper", 1.0) + " else " +
                param("lower", -1.0);
-      case Procedure::kSine: return k + "*sin(" + a1 + ")";
-      case Procedure::kCosine: return k + "*cos(" + a1 + ")";
+      case Procedure::kSine: return k + "*sin(" + a1 + "*pi/180)";  // degrees, as EnviCon
+      case Procedure::kCosine: return k + "*cos(" + a1 + "*pi/180)";
       case Procedure::kIntegral: return k + "*" + a1;
       default: return "0";
     }
