@@ -350,6 +350,47 @@ TEST(RuleTablesOnTheEngine, ARelayLocatedAndSlidingWhereTheInterpreterChatters) 
   EXPECT_EQ(result.x[0], 0.0);  // on the surface, exactly
 }
 
+// 001, Fig. 1 on the engine: the situation `скольжение` (predicates (10) or (11)) and the relay
+// become switches inside the field; the engine locates the end of slipping one-sidedly and
+// rolls on as a Filippov sliding mode, where the interpreter chatters.
+TEST(RuleTablesOnTheEngine, BallOnTheInclineSlipEndsAndRolls) {
+  const RuleTable table = read_rule_table(shipped("ball-incline.rules.tsv"));
+  const ModelEntry entry = engine_entry(table);
+  const Model<double> model = entry.make<double>(entry.default_values());
+  SimulationOptions options;
+  options.t_end = 10;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  ASSERT_FALSE(result.failed()) << result.message;
+  ASSERT_FALSE(run.rows.empty());
+  // The same instant as the catalog's C++ ball-incline model, and the closed form.
+  const Model<double> builtin = testing::catalog_model<double>("ball-incline");
+  RunResult<double> builtin_result;
+  const auto builtin_run = testing::collect(builtin, options, false, &builtin_result);
+  ASSERT_FALSE(builtin_run.rows.empty());
+  const double g = 9.81, phi = 20 * std::numbers::pi / 180, kN = 0.3 * g * std::cos(phi), F = g * std::sin(phi);
+  const double a_slip = F - kN, t_star = 30 / (kN * 2.25 / 0.9 - a_slip);
+  EXPECT_NEAR(run.rows.front().t, builtin_run.rows.front().t, 1e-12);
+  EXPECT_NEAR(run.rows.front().t, t_star, 1e-14);
+  bool sliding = false;
+  for (const auto& row : run.rows) sliding = sliding || row.kind == TransitionClass::kSliding;
+  EXPECT_TRUE(sliding);
+  EXPECT_LE(result.stats.events, 5);
+  const auto state = [&](const char* name) {
+    for (std::size_t i = 0; i < model.state_names.size(); ++i) {
+      if (model.state_names[i] == name) return result.x[i];
+    }
+    ADD_FAILURE() << "no state " << name;
+    return 0.0;
+  };
+  const double v = state("skorost_dvizh"), omega = state("ugl_skor_Omega");
+  EXPECT_NEAR(v, a_slip * t_star + F / 1.4 * (10 - t_star), 1e-12);
+  EXPECT_NEAR(v, omega * 1.5, 1e-12);  // rolling: no slip
+  // Energy: kinetic + potential + the work of friction stays 180 J.
+  const double energy = 0.5 * v * v + 0.5 * 0.9 * omega * omega + 9.81 * state("Y_koordinata") + state("rabota_treniya");
+  EXPECT_NEAR(energy, 180.0, 1e-9);
+}
+
 TEST(RuleTablesOnTheEngine, AlgebraicLoopsAndInterpreterOnlyRulesAreNamed) {
   const std::string loop =
       "[rules]\nNo\tVariable\tProcedure\tCoefficient\tArgument 1\n"
@@ -371,6 +412,28 @@ TEST(RuleTablesOnTheEngine, AlgebraicLoopsAndInterpreterOnlyRulesAreNamed) {
     ADD_FAILURE() << "no error";
   } catch (const lang::ModelFileError& e) {
     EXPECT_TRUE(testing::contains(e.what(), "delay.rules.tsv:3:1: error: rule 1: the procedure 'delay'")) << e.what();
+  }
+}
+
+TEST(RuleTablesOnTheEngine, HeldValuesAndLatchesAreNamed) {
+  const std::string held =
+      "[predicates]\nPredicate\tVariable 1\tRelation\ta\nhigh\tx\t>\t1\n"
+      "[rules]\nNo\tVariable\tProcedure\tArgument 1\tSituation\n"
+      "1\ty\tproportional\t2\thigh\n"
+      "2\tx\tintegral\ty\n";
+  try {
+    (void)model_text(parse_rule_table(lang::SourceText("held.rules.tsv", held)));
+    ADD_FAILURE() << "no error";
+  } catch (const lang::ModelFileError& e) {
+    EXPECT_TRUE(testing::contains(e.what(), "held.rules.tsv:6:1: error: rule 1: while its situation fails, 'y' keeps its "
+                                            "value"))
+        << e.what();
+  }
+  try {
+    (void)model_text(read_rule_table(std::string(HYSIM_SOURCE_DIR) + "/tests/fuzz/rules-corpus/procedures.rules.tsv"));
+    ADD_FAILURE() << "no error";
+  } catch (const lang::ModelFileError& e) {
+    EXPECT_TRUE(testing::contains(e.what(), "reads the logic state 'above' (a state with memory)")) << e.what();
   }
 }
 

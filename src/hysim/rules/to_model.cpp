@@ -123,10 +123,6 @@ class Translator {
     assigned_.assign(table_.reals.size(), 0);
     for (const auto& rule : table_.rules) {
       const std::string label = "rule " + std::to_string(rule.number);
-      if (rule.condition.logic >= 0) {
-        error(rule.condition.where, label + ": on the engine, rules with a situation are not supported yet; run the "
-                                            "table on the rule interpreter (without --strategy)");
-      }
       if (rule.procedure == Procedure::kDelay || rule.procedure == Procedure::kDifferentiator) {
         error(rule.where, label + ": the procedure '" + procedure_name(rule.procedure) +
                               "' has no continuous-time form on the engine yet; run the table on the rule interpreter");
@@ -140,10 +136,69 @@ class Translator {
                                      "the engine a variable is a state or an algebraic value");
       }
     }
-    if (!table_.situation_rules.empty()) {
-      error(table_.situation_rules.front().where, "on the engine, situation rules are not supported yet; run the table "
-                                                  "on the rule interpreter (without --strategy)");
+    // Situation rules whose situations read predicates only set their states afresh each cycle:
+    // on the engine each state is the disjunction of its rules' conjunctions of predicates. A
+    // situation that reads a logic state (a latch) needs modes, which the translation does not
+    // make yet.
+    for (const SituationRule& rule : table_.situation_rules) {
+      const std::string label = "situation rule " + std::to_string(rule.number);
+      for (const Literal& l : rule.situation) {
+        if (table_.logic[static_cast<std::size_t>(l.logic)].kind != LogicKind::kPredicate) {
+          error(rule.where, label + ": on the engine, a situation that reads the logic state '" +
+                                table_.logic[static_cast<std::size_t>(l.logic)].name +
+                                "' (a state with memory) is not supported yet; run the table on the rule interpreter");
+        }
+      }
+      for (const Literal& action : rule.actions) {
+        if (action.negated || table_.logic[static_cast<std::size_t>(action.logic)].initial) {
+          error(rule.where, label + ": on the engine, a situation rule that sets a state False, or a state that starts "
+                                    "True, is not supported yet; run the table on the rule interpreter");
+        }
+      }
     }
+    for (const LogicVariable& v : table_.logic) {
+      if (v.kind == LogicKind::kCommand) {
+        error(v.where, "'" + v.name + "' is a command; on the engine, commands are not supported yet");
+      }
+    }
+  }
+
+  // A logic variable as a boolean expression at this point of the cycle: a predicate (3) as the
+  // conjunction of its range tests; a state as the disjunction of the situations that set it
+  // (read with the values at the start of the cycle, which in the limit are the current ones).
+  std::string logic_text(int logic, Let* let) {
+    const LogicVariable& v = table_.logic[static_cast<std::size_t>(logic)];
+    if (v.kind == LogicKind::kPredicate) {
+      std::string out;
+      for (const RangeTerm& term : v.terms) {
+        static const char* const kRelation[] = {"<", "<=", ">", ">="};
+        Operand x1, x2;
+        x1.variable = term.x1;
+        x2.variable = term.x2;
+        std::string right = format_scalar(term.a, 17);
+        if (term.x2 >= 0) right = "(" + right + ") + " + read(x2, let, false);
+        out += (out.empty() ? "" : " && ") + std::string("(") + read(x1, let, false) + " " +
+               kRelation[static_cast<int>(term.relation)] + " " + right + ")";
+      }
+      return out.empty() ? "(0 < 1)" : "(" + out + ")";
+    }
+    std::string any;
+    for (const SituationRule& rule : table_.situation_rules) {
+      bool sets = false;
+      for (const Literal& action : rule.actions) sets = sets || action.logic == logic;
+      if (!sets) continue;
+      std::string all;
+      for (const Literal& l : rule.situation) {
+        all += (all.empty() ? "" : " && ") + std::string(l.negated ? "!" : "") + logic_text(l.logic, let);
+      }
+      any += (any.empty() ? "" : " || ") + std::string("(") + all + ")";
+    }
+    return any.empty() ? "(1 < 0)" : "(" + any + ")";
+  }
+
+  std::string condition_text(const Condition& c, Let* let) {
+    const std::string l = logic_text(c.logic, let);
+    return c.must_be ? l : "!" + l;
   }
 
   std::string version_name(int variable, int version) const {
@@ -206,6 +261,8 @@ class Translator {
   void assign(const TransformationRule& rule, bool init) {
     Let let;
     let.expression = expression(rule, &let, init);
+    if (!init && rule.condition.logic >= 0) conditional(rule, &let);
+    if (!init) written_.insert(rule.variable);
     const int version = ++version_[rule.variable];
     let.name = version_name(rule.variable, version);
     let.comment = (init ? "init rule " : "rule ") + std::to_string(rule.number) + ": " +
@@ -213,10 +270,41 @@ class Translator {
     lets_.push_back(std::move(let));
   }
 
+  // y := tau while the rule's situation holds. Otherwise y keeps the value an earlier rule of
+  // this cycle wrote, or the next rule on y takes over when its situation is the complement
+  // (001, Fig. 1, rules 1 and 2); a value held from the previous cycle needs a state the
+  // translation does not make yet.
+  void conditional(const TransformationRule& rule, Let* let) {
+    const std::string condition = condition_text(rule.condition, let);
+    if (written_.count(rule.variable) > 0) {
+      const std::string previous = version_name(rule.variable, version_[rule.variable]);
+      let->reads.emplace_back(previous, rule.where);
+      let->expression = "if " + condition + " then " + let->expression + " else " + previous;
+      return;
+    }
+    const auto self = static_cast<std::size_t>(&rule - table_.rules.data());
+    for (std::size_t next = self + 1; next < table_.rules.size(); ++next) {
+      const TransformationRule& other = table_.rules[next];
+      if (other.variable != rule.variable) continue;
+      if (other.condition.logic == rule.condition.logic && other.condition.must_be != rule.condition.must_be) {
+        Let ignored;
+        let->expression = "if " + condition + " then " + let->expression + " else " + expression(other, let, false);
+        return;
+      }
+      break;
+    }
+    error(rule.where, "rule " + std::to_string(rule.number) + ": while its situation fails, '" +
+                          table_.reals[static_cast<std::size_t>(rule.variable)].name +
+                          "' keeps its value from the previous cycle; on the engine a held value is not supported "
+                          "yet (write the complementary rule next, or run the table on the rule interpreter)");
+  }
+  std::set<int> written_;  // variables a cycle rule has written so far in this pass
+
   void add_derivative(const TransformationRule& rule) {
     Let ignored;
     const std::string y = id_[static_cast<std::size_t>(rule.variable)];
-    const std::string ka1 = "(" + rule.coefficient_text + ")*" + read(rule.a1, &ignored, false);
+    std::string ka1 = "(" + rule.coefficient_text + ")*" + read(rule.a1, &ignored, false);
+    if (rule.condition.logic >= 0) ka1 = "(if " + condition_text(rule.condition, &ignored) + " then " + ka1 + " else 0)";
     switch (rule.procedure) {
       case Procedure::kIntegral: derivative_[rule.variable].push_back(ka1); break;
       case Procedure::kLag: {
