@@ -150,3 +150,14 @@ def test_reproduce_table_one_as_data(tmp_path):
     assert all(abs(refine["errors"]["dt1"]) < abs(row["dt1"]) for row in data["paper"])
     with pytest.raises(ValueError, match="unknown reproduction 'nope'"):
         hysim.reproduce("nope")
+
+
+def test_a_rule_table_runs_on_the_engine_from_python():
+    # 001's ball on the incline as a rule table (docs/rule-tables.md): the end of slipping is
+    # the instant the catalog's C++ model locates.
+    table = hysim.Model(os.path.join(SOURCE, "models/rules/ball-incline.rules.tsv"))
+    r = table.run(t_end=10.0, trajectory=False)
+    c = hysim.Model("ball-incline").run(t_end=10.0, trajectory=False)
+    assert r["reason"] == "reached t_end", r["message"]
+    assert abs(r["events"]["t"][0] - c["events"]["t"][0]) < 1e-12
+    assert "sliding" in r["events"]["class"]
