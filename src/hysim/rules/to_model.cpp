@@ -59,30 +59,13 @@ std::string identifier(const std::string& name) {
 
 namespace {
 
-class Translator {
- public:
-  explicit Translator(const RuleTable& table) : table_(table) {}
+// What the translation knows as it goes: the identifiers, which variables are states, the
+// versions of each variable in the cycle's order, the lets written so far; and how an operand
+// or a situation reads at the current point of the cycle.
+class TranslationState {
+ protected:
+  explicit TranslationState(const RuleTable& table) : table_(table) {}
 
-  std::string text() {
-    name_ids();
-    classify();
-    if (!errors_.empty()) throw_errors();
-    // Init rules: lets of the parameters, in order (each reads the versions before it).
-    for (const auto& rule : table_.init_rules) assign(rule, true);
-    init_version_ = version_;
-    // The cycle: first pass finds each variable's last version, the second writes them.
-    for (const auto& rule : table_.rules) count_version(rule);
-    version_ = init_version_;
-    for (const auto& rule : table_.rules) {
-      if (is_state_rule(rule)) add_derivative(rule);
-      else assign(rule, false);
-    }
-    find_loops();
-    if (!errors_.empty()) throw_errors();
-    return write();
-  }
-
- private:
   const RuleTable& table_;
   std::vector<Diagnostic> errors_;
   std::vector<std::string> id_;                 // per real variable
@@ -97,9 +80,10 @@ class Translator {
   std::vector<Let> lets_;
   std::map<int, std::vector<std::string>> derivative_;  // state -> terms
   std::map<int, std::string> velocity_;                  // oscillatory state -> its y' state
-  std::string source_name_;
+  std::set<int> written_;  // variables a cycle rule has written so far in this pass
 
   void error(Location where, std::string message) { errors_.push_back({Severity::kError, where, std::move(message)}); }
+
   [[noreturn]] void throw_errors() {
     throw ModelFileError(lang::SourceText(table_.file, table_.text), errors_);
   }
@@ -228,7 +212,33 @@ class Translator {
     }
     return id_[v];  // a constant: its [initial] value
   }
+};
 
+// The table's rules as lets and derivatives, in order, then the model file's text.
+class Translator final : private TranslationState {
+ public:
+  explicit Translator(const RuleTable& table) : TranslationState(table) {}
+
+  std::string text() {
+    name_ids();
+    classify();
+    if (!errors_.empty()) throw_errors();
+    // Init rules: lets of the parameters, in order (each reads the versions before it).
+    for (const auto& rule : table_.init_rules) assign(rule, true);
+    init_version_ = version_;
+    // The cycle: first pass finds each variable's last version, the second writes them.
+    for (const auto& rule : table_.rules) count_version(rule);
+    version_ = init_version_;
+    for (const auto& rule : table_.rules) {
+      if (is_state_rule(rule)) add_derivative(rule);
+      else assign(rule, false);
+    }
+    find_loops();
+    if (!errors_.empty()) throw_errors();
+    return write();
+  }
+
+ private:
   std::string expression(const TransformationRule& r, Let* let, bool init) {
     const std::string k = "(" + r.coefficient_text + ")";
     const std::string a1 = read(r.a1, let, init);
@@ -298,7 +308,6 @@ class Translator {
                           "' keeps its value from the previous cycle; on the engine a held value is not supported "
                           "yet (write the complementary rule next, or run the table on the rule interpreter)");
   }
-  std::set<int> written_;  // variables a cycle rule has written so far in this pass
 
   void add_derivative(const TransformationRule& rule) {
     Let ignored;
