@@ -297,7 +297,6 @@ class Translator final : private TranslationState {
       const TransformationRule& other = table_.rules[next];
       if (other.variable != rule.variable) continue;
       if (other.condition.logic == rule.condition.logic && other.condition.must_be != rule.condition.must_be) {
-        Let ignored;
         let->expression = "if " + condition + " then " + let->expression + " else " + expression(other, let, false);
         return;
       }
