@@ -14,7 +14,7 @@ namespace hysim::app {
 namespace {
 
 // A rule table: read it, and say whether the engine can run it too (docs/rule-tables.md).
-int check_rule_table(const std::string& file) {
+int check_rule_table(const std::string& file, bool print_model) {
   const rules::RuleTable table = rules::read_rule_table(file);
   std::size_t states = 0;
   for (const auto& logic : table.logic) states += logic.kind == rules::LogicKind::kPredicate ? 0 : 1;
@@ -23,7 +23,11 @@ int check_rule_table(const std::string& file) {
             << table.situation_rules.size() << " situation rules, " << table.init_rules.size() << " init rules, "
             << table.rules.size() << " rules\n";
   try {
-    (void)rules::model_text(table);
+    const std::string text = rules::model_text(table);
+    if (print_model) {
+      std::cout << text;
+      return 0;
+    }
     std::cout << "  it runs on the rule interpreter and on the engine (--strategy, --solver or --scalar)\n";
   } catch (const InvalidArgument& e) {
     std::cout << "  it runs on the rule interpreter; not yet on the engine:\n" << e.what() << "\n";
@@ -31,8 +35,9 @@ int check_rule_table(const std::string& file) {
   return 0;
 }
 
-int check(const ModelChoice& choice) {
-  if (rules::names_rule_table(choice.model)) return check_rule_table(choice.model);
+int check(const ModelChoice& choice, bool print_model) {
+  if (rules::names_rule_table(choice.model)) return check_rule_table(choice.model, print_model);
+  if (print_model) throw InvalidArgument("option --print-model: only a rule table (TABLE.rules.tsv) is translated to a model file");
   const ModelEntry& entry = choice.entry();  // warnings go to stderr here
   const ParameterValues values = choice.values();
   const Model<double> model = entry.make<double>(values);
@@ -54,7 +59,9 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("model", choice->model, "the model file (FILE.hym), or a built-in model")->required();
   cmd->add_option("--param", choice->params, "override a parameter: NAME=VALUE (repeatable)");
   cmd->add_option("--preset", choice->preset, "a named parameter set of the model");
-  return {cmd, [choice] { return check(*choice); }};
+  auto print_model = std::make_shared<bool>(false);
+  cmd->add_flag("--print-model", *print_model, "a rule table: print the model file the engine runs (docs/rule-tables.md)");
+  return {cmd, [choice, print_model] { return check(*choice, *print_model); }};
 }
 
 }  // namespace hysim::app

@@ -234,5 +234,79 @@ TEST(RuleTables002, CartPendulumPeriodsOfTableTwo) {
   }
 }
 
+
+// --- 002, Figs. 10-11: the cart stopping at its limiters ---------------------------------------------
+
+// The interpreter: while Останов holds the cart is at rest and the force on it points into the
+// limiter; Stop lasts one cycle. The engine (the gamma strategy) locates the same stops, holds
+// the cart at the limiter while the force pushes into it (a sliding mode on X = limit), and
+// lets it go when the force turns.
+TEST(RuleTables002, CartStopsAtItsLimiters) {
+  const RuleTable table = read_rule_table(shipped("cart-limits.rules.tsv"));
+  struct Watch final : InterpreterOutput {
+    int stop, rest, v, x, f;
+    bool stop_before = false;
+    std::vector<std::pair<double, std::string>> starts;  // (t, Stop or Останов)
+    bool rest_before = false;
+    void on_sample(double t, std::span<const double> reals, std::span<const char> logic) override {
+      const bool stop_now = logic[static_cast<std::size_t>(stop)] != 0, rest_now = logic[static_cast<std::size_t>(rest)] != 0;
+      EXPECT_FALSE(stop_now && stop_before) << "Stop held two cycles at t = " << t;
+      if (rest_now) {
+        EXPECT_EQ(reals[static_cast<std::size_t>(v)], 0.0) << t;
+        const double x_now = reals[static_cast<std::size_t>(x)], f_now = reals[static_cast<std::size_t>(f)];
+        // The force is read at the cycle's end, the situation was decided at its start.
+        EXPECT_GT(x_now * f_now, -1e-4) << "the force points into the limiter at t = " << t;
+        EXPECT_NEAR(std::fabs(x_now), 0.3, 1e-3) << t;
+      }
+      if (stop_now) starts.emplace_back(t, "Stop");
+      if (rest_now && !rest_before) starts.emplace_back(t, "Ostanov");
+      stop_before = stop_now;
+      rest_before = rest_now;
+    }
+  } watch;
+  watch.stop = table.logic_index("Stop");
+  watch.rest = table.logic_index("Останов");
+  watch.v = table.real_index("V тележки");
+  watch.x = table.real_index("X тележки");
+  watch.f = table.real_index("F тележки");
+  InterpreterOptions options;
+  options.dt = 1e-5;
+  options.t_end = 3;
+  Interpreter(table, options).run(&watch);
+  ASSERT_GE(watch.starts.size(), 4u);
+
+  const ModelEntry entry = engine_entry(table);
+  SimulationOptions engine;
+  engine.t_end = 3;
+  engine.strategy = "gamma";
+  engine.rtol = engine.atol = 1e-10;
+  const Model<double> model = entry.make<double>(entry.default_values());
+  RunResult<double> result;
+  const auto run = testing::collect(model, engine, true, &result);
+  ASSERT_FALSE(result.failed()) << result.message;
+  std::vector<std::pair<double, std::string>> starts;
+  for (const auto& row : run.rows) {
+    const std::string& to = model.modes[static_cast<std::size_t>(row.to)].name;
+    if (row.guard == "Stop" || (row.guard == "Ostanov" && row.kind != TransitionClass::kBoundary && to == "run_Ostanov")) {
+      if (starts.empty() || starts.back().second != row.guard || row.t - starts.back().first > 1e-6) starts.emplace_back(row.t, row.guard);
+    }
+  }
+  ASSERT_EQ(starts.size(), watch.starts.size());
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    EXPECT_EQ(starts[i].second, watch.starts[i].second) << i;
+    EXPECT_NEAR(starts[i].first, watch.starts[i].first, 2e-4) << i << " " << starts[i].second;
+    std::cout << std::setprecision(10) << starts[i].second << ": engine " << starts[i].first << " s, interpreter (dt = 1e-5) "
+              << watch.starts[i].first << " s\n";
+  }
+  // At rest on the engine: V = 0 and X on the limiter.
+  const std::size_t v = 2, x = 3;
+  ASSERT_EQ(model.state_names[v], "V_telezhki");
+  for (const auto& sample : run.samples) {
+    if (model.modes[static_cast<std::size_t>(sample.mode)].name != "run_Ostanov") continue;
+    EXPECT_EQ(sample.x[v], 0.0) << sample.t;
+    EXPECT_NEAR(std::fabs(sample.x[x]), 0.3, 1e-15) << sample.t;
+  }
+}
+
 }  // namespace
 }  // namespace hysim::rules

@@ -84,6 +84,10 @@ void Interpreter::situations() {
   }
   for (std::size_t i = 0; i < table_.logic.size(); ++i) {
     if (table_.logic[i].kind == LogicKind::kState) q_[i] = q_next_[i];
+    if (table_.logic[i].kind == LogicKind::kEvent) {  // True in the cycle its situation starts
+      q_[i] = static_cast<char>(q_next_[i] != 0 && level_[i] == 0);
+      level_[i] = q_next_[i];
+    }
   }
 }
 
@@ -152,6 +156,7 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
   q_.assign(table_.logic.size(), 0);
   for (std::size_t i = 0; i < table_.logic.size(); ++i) q_[i] = static_cast<char>(table_.logic[i].initial);
   q_next_ = q_;
+  level_.assign(table_.logic.size(), 0);
 
   // Init rules, once, in order (memoryless procedures only: the reader checks).
   for (const TransformationRule& rule : table_.init_rules) {

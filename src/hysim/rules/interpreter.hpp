@@ -7,7 +7,8 @@
 //   1. situation rules (4), in order: each logic state starts from its initial value, and a
 //      rule whose situation holds (predicates from the current real values, logic states
 //      from the previous cycle) sets its actions; a state that should persist says so with
-//      a rule that keeps it (q & !release -> q);
+//      a rule that keeps it (q & !release -> q); an event is True only in the cycle in
+//      which its rules first hold (the previous cycle's situation did not set it);
 //   2. transformation rules (5), in order of priority, each when its situation holds:
 //      y := tau(k, a1, a2) with the values as they are at that moment, so that a rule reads
 //      what the rules before it wrote in this cycle (integrals are explicit Euler steps of
@@ -79,6 +80,7 @@ class Interpreter {
   double dt_, t_end_;
   std::vector<double> x_;              // real variables
   std::vector<char> q_, q_next_;       // logic states (predicates evaluated on demand)
+  std::vector<char> level_;            // per event: whether its situation held last cycle
   std::vector<double> previous_a1_;    // per rule: the differentiator's last argument
   std::vector<double> velocity_;       // per rule: the oscillatory link's y'
   std::vector<std::vector<double>> delay_line_;  // per rule: a1 over the delay

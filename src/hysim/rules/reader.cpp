@@ -340,7 +340,8 @@ class RuleSectionReader : protected TableScanner {
       if (const Cell* kind = row.at(1)) {
         const std::string k = folded(kind->text);
         if (k == "command") v.kind = LogicKind::kCommand;
-        else if (k != "state") error(kind->where, "[logic] " + name.text + ": '" + kind->text + "' is not state or command");
+        else if (k == "event") v.kind = LogicKind::kEvent;
+        else if (k != "state") error(kind->where, "[logic] " + name.text + ": '" + kind->text + "' is not state, event or command");
       }
       if (const Cell* initial = row.at(2)) {
         const auto value = truth(initial->text);
@@ -644,8 +645,9 @@ class Reader final : private RuleSectionReader {
       for (const auto& [name, where] : literals(*situation, '&')) rule.situation.push_back(literal(name, where, label));
       for (const auto& [name, where] : literals(*actions, ',')) {
         const Literal action = literal(name, where, label);
-        if (action.logic >= 0 && table_.logic[static_cast<std::size_t>(action.logic)].kind != LogicKind::kState) {
-          error(where, label + ": '" + name + "' is a predicate or a command; actions set logic states");
+        const LogicKind kind = action.logic >= 0 ? table_.logic[static_cast<std::size_t>(action.logic)].kind : LogicKind::kState;
+        if (kind != LogicKind::kState && kind != LogicKind::kEvent) {
+          error(where, label + ": '" + name + "' is a predicate or a command; actions set logic states and events");
         }
         rule.actions.push_back(action);
       }

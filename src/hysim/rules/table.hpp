@@ -110,7 +110,10 @@ struct SituationRule {
   std::vector<Literal> actions;
 };
 
-enum class LogicKind { kPredicate, kState, kCommand };
+// A state holds while its situation rules say so (002's Останов, at rest at a limiter); an
+// event is True only in the cycle in which they first say so: it acts at one instant (002,
+// Figs. 10-11: Stop, the cart stopped and sent back at once).
+enum class LogicKind { kPredicate, kState, kCommand, kEvent };
 
 struct LogicVariable {
   std::string name;

@@ -1,5 +1,6 @@
 #include "hysim/rules/to_model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <map>
@@ -111,8 +112,26 @@ class TranslationState {
         error(rule.where, label + ": the procedure '" + procedure_name(rule.procedure) +
                               "' has no continuous-time form on the engine yet; run the table on the rule interpreter");
       }
-      auto& mark = is_state_rule(rule) ? state_ : assigned_;
-      mark[static_cast<std::size_t>(rule.variable)] = 1;
+      if (is_state_rule(rule)) state_[static_cast<std::size_t>(rule.variable)] = 1;
+    }
+    // A rule that sets a state while a logic state or event holds is a pin (002, Fig. 11: the
+    // cart's velocity set to 0 at Stop and while Останов): on the engine, a reset when its
+    // situation starts and, for a state, a rate of 0 while it holds.
+    for (const auto& rule : table_.rules) {
+      if (is_state_rule(rule)) continue;
+      if (state_[static_cast<std::size_t>(rule.variable)] && pin(rule)) {
+        pins_.push_back(&rule);
+        if (std::find(pin_logic_.begin(), pin_logic_.end(), rule.condition.logic) == pin_logic_.end()) {
+          pin_logic_.push_back(rule.condition.logic);
+        }
+        continue;
+      }
+      assigned_[static_cast<std::size_t>(rule.variable)] = 1;
+    }
+    if (pin_logic_.size() > kMostPinSituations) {
+      error(pins_.back()->where, "rule " + std::to_string(pins_.back()->number) + ": states are set under more than " +
+                                     std::to_string(kMostPinSituations) + " situations; on the engine each combination is a mode, "
+                                     "and this many is not supported");
     }
     for (std::size_t i = 0; i < table_.reals.size(); ++i) {
       if (state_[i] && assigned_[i]) {
@@ -147,6 +166,22 @@ class TranslationState {
     }
   }
 
+  // Whether a rule on a state sets it to a constant while a logic state or event holds.
+  bool pin(const TransformationRule& rule) const {
+    if (rule.condition.logic < 0 || !rule.condition.must_be) return false;
+    if (table_.logic[static_cast<std::size_t>(rule.condition.logic)].kind == LogicKind::kPredicate) return false;
+    const auto constant = [&](const Operand& o) {
+      return o.variable < 0 || table_.reals[static_cast<std::size_t>(o.variable)].parameter;
+    };
+    const bool memoryless = rule.procedure != Procedure::kDelay && rule.procedure != Procedure::kDifferentiator &&
+                            rule.procedure != Procedure::kRelay;
+    return memoryless && constant(rule.a1) && (!rule.a2 || constant(*rule.a2));
+  }
+
+  static constexpr std::size_t kMostPinSituations = 4;
+  std::vector<const TransformationRule*> pins_;  // rules that pin a state
+  std::vector<int> pin_logic_;                   // the logic variables they hold under
+
   // A logic variable as a boolean expression at this point of the cycle: a predicate (3) as the
   // conjunction of its range tests; a state as the disjunction of the situations that set it
   // (read with the values at the start of the cycle, which in the limit are the current ones).
@@ -166,6 +201,12 @@ class TranslationState {
       }
       return out.empty() ? "(0 < 1)" : "(" + out + ")";
     }
+    if (v.kind == LogicKind::kEvent) return "(1 < 0)";  // an instant: never during the flow
+    return level_text(logic, let);
+  }
+
+  // The disjunction of the situations that set a logic state or event.
+  std::string level_text(int logic, Let* let) {
     std::string any;
     for (const SituationRule& rule : table_.situation_rules) {
       bool sets = false;
@@ -227,11 +268,13 @@ class Translator final : private TranslationState {
     for (const auto& rule : table_.init_rules) assign(rule, true);
     init_version_ = version_;
     // The cycle: first pass finds each variable's last version, the second writes them.
-    for (const auto& rule : table_.rules) count_version(rule);
+    for (const auto& rule : table_.rules) {
+      if (!pinned(rule)) count_version(rule);
+    }
     version_ = init_version_;
     for (const auto& rule : table_.rules) {
       if (is_state_rule(rule)) add_derivative(rule);
-      else assign(rule, false);
+      else if (!pinned(rule)) assign(rule, false);
     }
     find_loops();
     if (!errors_.empty()) throw_errors();
@@ -239,6 +282,8 @@ class Translator final : private TranslationState {
   }
 
  private:
+  bool pinned(const TransformationRule& rule) const { return std::find(pins_.begin(), pins_.end(), &rule) != pins_.end(); }
+
   std::string expression(const TransformationRule& r, Let* let, bool init) {
     const std::string k = "(" + r.coefficient_text + ")";
     const std::string a1 = read(r.a1, let, init);
@@ -395,16 +440,61 @@ class Translator final : private TranslationState {
       throw_errors();
     }
     for (const auto& let : lets_) out += "let " + let.name + " = " + let.expression + "   # " + let.comment + "\n";
-    out += "mode run \"the table's rules\" {";
-    for (const auto& [variable, terms] : derivative_) {
-      const bool rate = variable < 0;
-      const int index = rate ? -1 - variable : variable;
-      std::string sum;
-      for (const auto& term : terms) sum += (sum.empty() ? "" : " + ") + term;
-      out += " der(" + (rate ? velocity_[index] : id_[static_cast<std::size_t>(index)]) + ") = " + sum + ";";
-    }
-    out += " }\ninitial run\n";
+    write_modes(&out);
     return out;
+  }
+
+  // One mode per combination of the situations that pin states (just `run` when none does):
+  // a state pinned by a logic state that holds has rate 0. A pinning situation that starts
+  // resets its states to their pins; one that ends lets them go.
+  void write_modes(std::string* out) {
+    const std::size_t modes = std::size_t{1} << pin_logic_.size();
+    const auto mode_name = [&](std::size_t mask) {
+      std::string name = "run";
+      for (std::size_t i = 0; i < pin_logic_.size(); ++i) {
+        if ((mask >> i) & 1u) name += "_" + identifier(table_.logic[static_cast<std::size_t>(pin_logic_[i])].name);
+      }
+      return name;
+    };
+    for (std::size_t mask = 0; mask < modes; ++mask) {
+      std::set<int> held;  // states a logic state of this mode pins
+      for (const TransformationRule* rule : pins_) {
+        const std::size_t bit = pin_bit(rule->condition.logic);
+        const bool state = table_.logic[static_cast<std::size_t>(rule->condition.logic)].kind == LogicKind::kState;
+        if (((mask >> bit) & 1u) && state) held.insert(rule->variable);
+      }
+      *out += "mode " + mode_name(mask) + " \"the table's rules" + (mask == 0 ? "" : ", " + mode_name(mask).substr(4) + " holding") + "\" {";
+      for (const auto& [variable, terms] : derivative_) {
+        const bool rate = variable < 0;
+        const int index = rate ? -1 - variable : variable;
+        std::string sum;
+        for (const auto& term : terms) sum += (sum.empty() ? "" : " + ") + term;
+        if (!rate && held.count(index) > 0) sum = "0";
+        *out += " der(" + (rate ? velocity_[index] : id_[static_cast<std::size_t>(index)]) + ") = " + sum + ";";
+      }
+      *out += " }\n";
+    }
+    *out += "initial run\n";
+    for (std::size_t mask = 0; mask < modes; ++mask) {
+      for (std::size_t i = 0; i < pin_logic_.size(); ++i) {
+        const int logic = pin_logic_[i];
+        const std::string level = level_text(logic, nullptr), label = identifier(table_.logic[static_cast<std::size_t>(logic)].name);
+        if ((mask >> i) & 1u) {
+          *out += mode_name(mask) + " -> " + mode_name(mask & ~(std::size_t{1} << i)) + " " + label + "_ends [!" + level + "]\n";
+          continue;
+        }
+        std::string resets;
+        for (const TransformationRule* rule : pins_) {
+          if (rule->condition.logic != logic) continue;
+          resets += " " + id_[static_cast<std::size_t>(rule->variable)] + " := " + expression(*rule, nullptr, false) + ";";
+        }
+        *out += mode_name(mask) + " -> " + mode_name(mask | (std::size_t{1} << i)) + " " + label + " [" + level + "] {" + resets + " }\n";
+      }
+    }
+  }
+
+  std::size_t pin_bit(int logic) const {
+    return static_cast<std::size_t>(std::find(pin_logic_.begin(), pin_logic_.end(), logic) - pin_logic_.begin());
   }
 };
 
