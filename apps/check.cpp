@@ -16,6 +16,10 @@ namespace {
 // A rule table: read it, and say whether the engine can run it too (docs/rule-tables.md).
 int check_rule_table(const std::string& file, bool print_model) {
   const rules::RuleTable table = rules::read_rule_table(file);
+  if (print_model) {  // errors go to the caller: exit 2 with the row and column
+    std::cout << rules::model_text(table);
+    return 0;
+  }
   std::size_t states = 0;
   for (const auto& logic : table.logic) states += logic.kind == rules::LogicKind::kPredicate ? 0 : 1;
   std::cout << file << ": rule table '" << table.name << "' is well formed: " << table.reals.size()
@@ -23,11 +27,7 @@ int check_rule_table(const std::string& file, bool print_model) {
             << table.situation_rules.size() << " situation rules, " << table.init_rules.size() << " init rules, "
             << table.rules.size() << " rules\n";
   try {
-    const std::string text = rules::model_text(table);
-    if (print_model) {
-      std::cout << text;
-      return 0;
-    }
+    (void)rules::model_text(table);
     std::cout << "  it runs on the rule interpreter and on the engine (--strategy, --solver or --scalar)\n";
   } catch (const InvalidArgument& e) {
     std::cout << "  it runs on the rule interpreter; not yet on the engine:\n" << e.what() << "\n";
