@@ -1,11 +1,13 @@
 // `hysim reproduce NAME`: a published table, its rows copied from the paper, with our rows
-// beneath them computed the same way (docs/cli.md). One reproduction so far:
+// beneath them computed the same way (docs/cli.md). Two reproductions:
 //
 //   pwm-table1   004, Table 1: the signed errors of events 1 and 7 of the PWM servo drive in
 //                t, omega and phi, for ISMA, SimInTech, MATLAB and Ptolemy II (computed with
 //                accuracy eps = 1e-4), against the exact events; then one row per strategy of
 //                ours, on one solver (dopri5, rtol = atol = 1e-4 by default), against the exact
 //                reference of models/pwm_servo_exact.hpp.
+//   shpakov      000-002: every number the rule-table papers print, beside the papers' tables
+//                run on our interpreter and on the engine, and the exact value (apps/shpakov.hpp).
 #include <array>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +17,7 @@
 #include "apps/commands.hpp"
 #include "apps/comparison.hpp"
 #include "apps/evaluation.hpp"
+#include "apps/shpakov.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 
@@ -171,15 +174,58 @@ nlohmann::json pwm_table1_json(const ReproduceRequest& request) {
             {"reference", table.reference.method}}}};
 }
 
+// 000-002 (Shpakov's rule tables): published / interpreter / engine / exact.
+Table shpakov_table(const std::vector<ShpakovRow>& rows, Precision precision) {
+  Table table;
+  table.header = {"source", "quantity", "published", "interpreter", "engine", "exact", "published/exact - 1", "note"};
+  for (const auto& row : rows) {
+    table.rows.push_back({row.source, row.quantity, row.published, number_cell(row.interpreter, 10, precision),
+                          number_cell(row.engine, 16, precision), number_cell(row.exact, 16, precision),
+                          error_cell(row.published_deviation(), precision), row.note});
+  }
+  return table;
+}
+
+int reproduce_shpakov(const ReproduceRequest& request) {
+  const std::vector<ShpakovRow> rows = shpakov_rows();
+  std::cout << "000-002 (Shpakov): the published numbers beside the papers' tables (models/rules/) run on the rule\n"
+            << "interpreter (the table's dt) and on the engine (dopri5, tolerance 1e-12), and the exact values\n\n";
+  shpakov_table(rows, Precision::kShort).print(std::cout);
+  if (!request.out_dir.empty()) {
+    const std::filesystem::path out_dir = request.out_dir;
+    std::filesystem::create_directories(out_dir);
+    shpakov_table(rows, Precision::kExact).write_csv(out_dir / "shpakov.csv");
+    std::cout << "\nwrote " << (out_dir / "shpakov.csv").string() << "\n";
+  }
+  return 0;
+}
+
+nlohmann::json shpakov_json(const ReproduceRequest&) {
+  nlohmann::json rows = nlohmann::json::array();
+  const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  for (const auto& row : shpakov_rows()) {
+    rows.push_back({{"source", row.source}, {"quantity", row.quantity}, {"published", row.published},
+                    {"interpreter", value(row.interpreter)}, {"engine", value(row.engine)}, {"exact", value(row.exact)},
+                    {"published_deviation", value(row.published_deviation())},
+                    {"note", row.note}});
+  }
+  return {{"source", "000, 001, 002"},
+          {"columns", {"published", "interpreter", "engine", "exact"}},
+          {"rows", rows},
+          {"settings", {{"engine", "dopri5, rtol = atol = 1e-12"}, {"interpreter", "the table's dt"}}}};
+}
+
 struct Reproduction {
   const char* name;
   const char* description;
   int (*print)(const ReproduceRequest&);
   nlohmann::json (*data)(const ReproduceRequest&);
 };
-constexpr std::array<Reproduction, 1> kReproductions = {{
+constexpr std::array<Reproduction, 2> kReproductions = {{
     {"pwm-table1", "004, Table 1: errors at events 1 and 7 of the PWM servo drive", reproduce_pwm_table1,
      pwm_table1_json},
+    {"shpakov", "000-002: every published number of the rule-table papers, interpreter / engine / exact",
+     reproduce_shpakov, shpakov_json},
 }};
 
 const Reproduction& find_reproduction(const std::string& name) {

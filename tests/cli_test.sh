@@ -198,6 +198,14 @@ check "reproduce: SimInTech row of 004" paper_row "SimInTech" 9.5e-06 7.4e-06 2.
 check "reproduce: MATLAB row of 004" paper_row "MATLAB" -2.2e-11 -1.6e-10 -2.2e-09 2.0e-10 -4.3e-10 -2.3e-09
 check "reproduce: Ptolemy II row of 004" paper_row "Ptolemy II" 4.0e-05 2.1e-04 2.5e-04 3.5e-04 1.8e-04 1.4e-04
 check "reproduce: our bisection row" grep -qE "^hysim +dopri5 bisection +-?[0-9]" "$TMP/table1.out"
+# `reproduce shpakov` reads models/rules under the working directory: each published number of
+# 000-002 beside the interpreter, the engine and the exact value.
+(cd "$(dirname "$0")/.." && "$HYSIM" reproduce shpakov --out "$TMP/shpakov") >"$TMP/shpakov.out" 2>&1
+check "reproduce shpakov exits 0" test $? -eq 0
+check "reproduce shpakov: 002, Table 1 at 30 degrees" \
+  grep -qE "^002, Table 1 +pendulum, L = 2 m, 30 deg: period \[s\] +2\.88 +2\.88639[0-9]* +2\.8863955824[0-9]* +2\.8863955824" "$TMP/shpakov.out"
+check "reproduce shpakov: 002, Table 2's 2.100 called out" grep -q "2.100 is an outlier" "$TMP/shpakov.out"
+check "reproduce shpakov: shpakov.csv" test "$(wc -l <"$TMP/shpakov/shpakov.csv")" -ge 16
 check "reproduce: our gamma row" grep -qE "^hysim +dopri5 gamma +-?[0-9]" "$TMP/table1.out"
 check "reproduce --out writes pwm-table1.csv (header + 6 rows)" \
   test "$(wc -l <"$TMP/table1/pwm-table1.csv" 2>/dev/null)" -eq 7
