@@ -86,7 +86,17 @@ class RuleWriter final : public rules::InterpreterOutput {
 }  // namespace
 
 int run_rule_table(const RuleRunRequest& request) {
-  const rules::RuleTable table = rules::read_rule_table(request.file);
+  rules::RuleTable table = rules::read_rule_table(request.file);
+  for (const std::string& assignment : request.values) {
+    const std::size_t equals = assignment.rfind('=');
+    const std::string name = equals == std::string::npos ? "" : assignment.substr(0, equals);
+    const int index = table.real_index(name);
+    if (index < 0) {
+      throw InvalidArgument("--param " + assignment + ": expected NAME=VALUE with NAME a parameter or variable of the rule table " +
+                            request.file);
+    }
+    table.reals[static_cast<std::size_t>(index)].initial = parse_decimal<double>(assignment.substr(equals + 1), "--param " + name);
+  }
   rules::InterpreterOptions options;
   options.dt = request.dt;
   options.t_end = request.t_end;

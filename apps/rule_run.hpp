@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hysim::app {
 
@@ -15,6 +16,9 @@ struct RuleRunRequest {
   bool real_time = false;
   bool quiet = false;             // no switch table
   std::string out_dir;
+  // NAME=VALUE: a parameter's value or a variable's initial value, NAME as the table writes it
+  // ("Угол=75", "M тележки=10").
+  std::vector<std::string> values;
 };
 
 int run_rule_table(const RuleRunRequest& request);

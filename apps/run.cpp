@@ -159,11 +159,8 @@ Command add_run_command(CLI::App& app, int* verbosity) {
             if (rules::names_rule_table(request->choice.model) && !engine_asked) {
               // A rule table runs on the rule interpreter, as the papers run it, unless a
               // strategy, solver or scalar type asks for the engine (docs/rule-tables.md).
-              for (const char* engine_only : {"--param", "--preset"}) {
-                if (cmd->count(engine_only) > 0) {
-                  throw InvalidArgument(std::string(engine_only) + " is not available for rule tables");
-                }
-              }
+              if (cmd->count("--preset") > 0) throw InvalidArgument("--preset is not available for rule tables");
+              rule_run->values = request->choice.params;
               rule_run->file = request->choice.model;
               rule_run->t_end = cmd->count("--t-end") > 0 ? request->options.t_end : 0.0;
               rule_run->output_step = request->options.output_step;
