@@ -161,3 +161,17 @@ def test_a_rule_table_runs_on_the_engine_from_python():
     assert r["reason"] == "reached t_end", r["message"]
     assert abs(r["events"]["t"][0] - c["events"]["t"][0]) < 1e-12
     assert "sliding" in r["events"]["class"]
+
+
+def test_reproduce_shpakov_as_data(monkeypatch):
+    # 000-002's published numbers beside the shipped tables (models/rules, found from the
+    # working directory): 002's Table 1 is the exact pendulum period cut to two decimals.
+    monkeypatch.chdir(SOURCE)
+    data = hysim.reproduce("shpakov")
+    rows = {row["quantity"]: row for row in data["rows"]}
+    thirty = rows["pendulum, L = 2 m, 30 deg: period [s]"]
+    assert thirty["published"] == "2.88"
+    assert abs(thirty["engine"] - thirty["exact"]) < 1e-9
+    assert int(thirty["exact"] * 100) / 100 == 2.88
+    outlier = rows["1 kg cart, 1 kg bob: period modelled at 5 deg [s]"]
+    assert 0.04 < outlier["published_deviation"] < 0.05
