@@ -426,7 +426,44 @@ TEST(RuleTablesOnTheEngine, HeldValuesAndLatchesAreNamed) {
   expect_untranslatable(parse_rule_table(lang::SourceText("held.rules.tsv", held)),
                         "held.rules.tsv:6:1: error: rule 1: while its situation fails, 'y' keeps its value");
   expect_untranslatable(read_rule_table(std::string(HYSIM_SOURCE_DIR) + "/tests/fuzz/rules-corpus/procedures.rules.tsv"),
-                        "reads the logic state 'above' (a state with memory)");
+                        "rule 4: the procedure 'differentiator' has no continuous-time form on the engine yet");
+}
+
+// A latch (models/rules/thermostat.rules.tsv): the heater stays on while нагрев & !(T > high),
+// a situation that reads its own state. T relaxes to 30 (heating) or 10, so the switches come
+// at ln(10/9) and then every ln(11/9). On the engine the state with memory is a state
+// nagrev_on of 0 or 1, flipped by located transitions.
+TEST(RuleTablesOnTheEngine, ALatchSwitchesAtItsClosedFormTimes) {
+  const RuleTable table = read_rule_table(shipped("thermostat.rules.tsv"));
+  const auto exact = [](int k) { return std::log(10.0 / 9) + k * std::log(11.0 / 9); };
+  const ModelEntry entry = engine_entry(table);
+  SimulationOptions options;
+  options.t_end = 3;
+  options.rtol = options.atol = 1e-12;
+  RunResult<double> result;
+  const auto run = testing::collect(entry.make<double>(entry.default_values()), options, false, &result);
+  ASSERT_FALSE(result.failed()) << result.message;
+  ASSERT_EQ(run.rows.size(), 15u);  // ln(10/9) + 14 ln(11/9) = 2.915 < 3
+  for (std::size_t k = 0; k < run.rows.size(); ++k) {
+    EXPECT_EQ(run.rows[k].guard, k % 2 == 0 ? "nagrev_on" : "nagrev_off") << k;
+    EXPECT_NEAR(run.rows[k].t, exact(static_cast<int>(k)), 1e-10) << k;
+  }
+  // The interpreter (dt = 1e-4) switches up to two cycles late each time (a situation reads the
+  // previous cycle's states), so the k-th switch is at most 2 (k + 1) cycles late.
+  struct Switches final : InterpreterOutput {
+    int heater = -1;
+    std::vector<double> times;
+    void on_switch(double t, int logic, bool) override {
+      if (logic == heater) times.push_back(t);
+    }
+  } switches;
+  switches.heater = table.logic_index("нагрев");
+  Interpreter(table, InterpreterOptions{}).run(&switches);
+  ASSERT_EQ(switches.times.size(), 15u);
+  for (std::size_t k = 0; k < switches.times.size(); ++k) {
+    EXPECT_GE(switches.times[k], exact(static_cast<int>(k))) << k;
+    EXPECT_LE(switches.times[k], exact(static_cast<int>(k)) + 2e-4 * static_cast<double>(k + 1)) << k;
+  }
 }
 
 TEST(RuleTablesOnTheEngine, Identifiers) {

@@ -140,22 +140,29 @@ class TranslationState {
       }
     }
     // Situation rules whose situations read predicates only set their states afresh each cycle:
-    // on the engine each state is the disjunction of its rules' conjunctions of predicates. A
-    // situation that reads a logic state (a latch) needs modes, which the translation does not
-    // make yet.
+    // on the engine each such state is the disjunction of its rules' conjunctions of predicates.
+    // A state that a situation reads with a logic state, that a rule sets False or that starts
+    // True has memory (a latch, q & !release -> q): on the engine it is a state q_on of 0 or 1,
+    // flipped by transitions when its situation rules, read with the present q_on, say so.
+    memory_.assign(table_.logic.size(), 0);
     for (const SituationRule& rule : table_.situation_rules) {
-      const std::string label = "situation rule " + std::to_string(rule.number);
+      bool reads_logic = false;
       for (const Literal& l : rule.situation) {
-        if (table_.logic[static_cast<std::size_t>(l.logic)].kind != LogicKind::kPredicate) {
-          error(rule.where, label + ": on the engine, a situation that reads the logic state '" +
-                                table_.logic[static_cast<std::size_t>(l.logic)].name +
-                                "' (a state with memory) is not supported yet; run the table on the rule interpreter");
+        const LogicKind kind = table_.logic[static_cast<std::size_t>(l.logic)].kind;
+        reads_logic = reads_logic || kind != LogicKind::kPredicate;
+        if (kind == LogicKind::kEvent) {
+          error(rule.where, "situation rule " + std::to_string(rule.number) + ": on the engine, a situation that reads "
+                            "the event '" + table_.logic[static_cast<std::size_t>(l.logic)].name + "' is not supported yet");
         }
       }
       for (const Literal& action : rule.actions) {
-        if (action.negated || table_.logic[static_cast<std::size_t>(action.logic)].initial) {
-          error(rule.where, label + ": on the engine, a situation rule that sets a state False, or a state that starts "
-                                    "True, is not supported yet; run the table on the rule interpreter");
+        const LogicVariable& v = table_.logic[static_cast<std::size_t>(action.logic)];
+        if (v.kind == LogicKind::kState && (reads_logic || action.negated || v.initial)) {
+          memory_[static_cast<std::size_t>(action.logic)] = 1;
+        }
+        if (v.kind == LogicKind::kEvent && (action.negated || v.initial)) {
+          error(rule.where, "situation rule " + std::to_string(rule.number) + ": on the engine, an event is set True "
+                            "by its situations only (not False, and not True at the start)");
         }
       }
     }
@@ -170,6 +177,7 @@ class TranslationState {
   bool pin(const TransformationRule& rule) const {
     if (rule.condition.logic < 0 || !rule.condition.must_be) return false;
     if (table_.logic[static_cast<std::size_t>(rule.condition.logic)].kind == LogicKind::kPredicate) return false;
+    if (memory_[static_cast<std::size_t>(rule.condition.logic)]) return false;  // not yet: a state with memory
     const auto constant = [&](const Operand& o) {
       return o.variable < 0 || table_.reals[static_cast<std::size_t>(o.variable)].parameter;
     };
@@ -179,6 +187,7 @@ class TranslationState {
   }
 
   static constexpr std::size_t kMostPinSituations = 4;
+  std::vector<char> memory_;  // per logic variable: a state with memory (q_on on the engine)
   std::vector<const TransformationRule*> pins_;  // rules that pin a state
   std::vector<int> pin_logic_;                   // the logic variables they hold under
 
@@ -202,7 +211,27 @@ class TranslationState {
       return out.empty() ? "(0 < 1)" : "(" + out + ")";
     }
     if (v.kind == LogicKind::kEvent) return "(1 < 0)";  // an instant: never during the flow
+    if (memory_[static_cast<std::size_t>(logic)]) return "(" + memory_state(logic) + " > 0.5)";
     return level_text(logic, let);
+  }
+
+  std::string memory_state(int logic) const { return identifier(table_.logic[static_cast<std::size_t>(logic)].name) + "_on"; }
+
+  // Rule (4) for a state with memory: what its situation rules make of it, in order (a later
+  // rule overrides an earlier one), from its initial value, read with the present states.
+  std::string next_text(int logic) {
+    std::string value = table_.logic[static_cast<std::size_t>(logic)].initial ? "(0 < 1)" : "(1 < 0)";
+    for (const SituationRule& rule : table_.situation_rules) {
+      for (const Literal& action : rule.actions) {
+        if (action.logic != logic) continue;
+        std::string all;
+        for (const Literal& l : rule.situation) {
+          all += (all.empty() ? "" : " && ") + std::string(l.negated ? "!" : "") + logic_text(l.logic, nullptr);
+        }
+        value = action.negated ? "(!(" + all + ") && " + value + ")" : "((" + all + ") || " + value + ")";
+      }
+    }
+    return value;
   }
 
   // The disjunction of the situations that set a logic state or event.
@@ -325,16 +354,25 @@ class Translator final : private TranslationState {
     lets_.push_back(std::move(let));
   }
 
+  // `when` while the condition holds, else `otherwise`. A state with memory is 0 or 1 between
+  // events, so its choice is a blend, not a switch for the compiler to split modes on.
+  std::string choose(const Condition& c, const std::string& when, const std::string& otherwise, Let* let) {
+    if (memory_[static_cast<std::size_t>(c.logic)]) {
+      const std::string on = memory_state(c.logic), off = "(1 - " + on + ")";
+      return (c.must_be ? on : off) + "*(" + when + ") + " + (c.must_be ? off : on) + "*(" + otherwise + ")";
+    }
+    return "if " + condition_text(c, let) + " then " + when + " else " + otherwise;
+  }
+
   // y := tau while the rule's situation holds. Otherwise y keeps the value an earlier rule of
   // this cycle wrote, or the next rule on y takes over when its situation is the complement
   // (001, Fig. 1, rules 1 and 2); a value held from the previous cycle needs a state the
   // translation does not make yet.
   void conditional(const TransformationRule& rule, Let* let) {
-    const std::string condition = condition_text(rule.condition, let);
     if (written_.count(rule.variable) > 0) {
       const std::string previous = version_name(rule.variable, version_[rule.variable]);
       let->reads.emplace_back(previous, rule.where);
-      let->expression = "if " + condition + " then " + let->expression + " else " + previous;
+      let->expression = choose(rule.condition, let->expression, previous, let);
       return;
     }
     const auto self = static_cast<std::size_t>(&rule - table_.rules.data());
@@ -342,7 +380,7 @@ class Translator final : private TranslationState {
       const TransformationRule& other = table_.rules[next];
       if (other.variable != rule.variable) continue;
       if (other.condition.logic == rule.condition.logic && other.condition.must_be != rule.condition.must_be) {
-        let->expression = "if " + condition + " then " + let->expression + " else " + expression(other, let, false);
+        let->expression = choose(rule.condition, let->expression, expression(other, let, false), let);
         return;
       }
       break;
@@ -357,7 +395,7 @@ class Translator final : private TranslationState {
     Let ignored;
     const std::string y = id_[static_cast<std::size_t>(rule.variable)];
     std::string ka1 = "(" + rule.coefficient_text + ")*" + read(rule.a1, &ignored, false);
-    if (rule.condition.logic >= 0) ka1 = "(if " + condition_text(rule.condition, &ignored) + " then " + ka1 + " else 0)";
+    if (rule.condition.logic >= 0) ka1 = "(" + choose(rule.condition, ka1, "0", &ignored) + ")";
     switch (rule.procedure) {
       case Procedure::kIntegral: derivative_[rule.variable].push_back(ka1); break;
       case Procedure::kLag: {
@@ -435,6 +473,11 @@ class Translator final : private TranslationState {
       out += "state " + id_[i] + " = " + initial + " " + quoted(table_.reals[i].name) + "\n";
       if (velocity_.count(static_cast<int>(i)) > 0) out += "state " + velocity_[static_cast<int>(i)] + " = 0\n";
     }
+    for (std::size_t q = 0; q < table_.logic.size(); ++q) {
+      if (!memory_[q]) continue;
+      out += "state " + memory_state(static_cast<int>(q)) + " = " + (table_.logic[q].initial ? "1" : "0") + " " +
+             quoted(table_.logic[q].name + ": 1 while it holds") + "\n";
+    }
     if (!any_state) {
       error(Location{1, 1}, "the table has no integral, lag or oscillatory rule: nothing evolves on the engine");
       throw_errors();
@@ -472,9 +515,23 @@ class Translator final : private TranslationState {
         if (!rate && held.count(index) > 0) sum = "0";
         *out += " der(" + (rate ? velocity_[index] : id_[static_cast<std::size_t>(index)]) + ") = " + sum + ";";
       }
+      for (std::size_t q = 0; q < table_.logic.size(); ++q) {
+        if (memory_[q]) *out += " der(" + memory_state(static_cast<int>(q)) + ") = 0;";
+      }
       *out += " }\n";
     }
     *out += "initial run\n";
+    // A state with memory flips when its situation rules, read with its present value, say so.
+    for (std::size_t q = 0; q < table_.logic.size(); ++q) {
+      if (!memory_[q]) continue;
+      const std::string on = memory_state(static_cast<int>(q)), next = next_text(static_cast<int>(q));
+      for (std::size_t mask = 0; mask < modes; ++mask) {
+        const std::string mode = mode_name(mask);
+        *out += mode + " -> " + mode + " " + on + " [" + on + " < 0.5 && " + next + "] { " + on + " := 1; }\n";
+        *out += mode + " -> " + mode + " " + identifier(table_.logic[q].name) + "_off [" + on + " > 0.5 && !" + next +
+                "] { " + on + " := 0; }\n";
+      }
+    }
     for (std::size_t mask = 0; mask < modes; ++mask) {
       for (std::size_t i = 0; i < pin_logic_.size(); ++i) {
         const int logic = pin_logic_[i];
