@@ -286,8 +286,11 @@ check "run TABLE.rules.tsv writes stats.json" grep -q '"cycles": 3000' "$TMP/rul
 check "run TABLE.rules.tsv --strategy runs it on the engine to the table's t_end" grep -q "exponential: reached t_end at t = 3 in mode 'run'" "$TMP/rules-engine.out"
 "$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --strategy bisection --dt 1e-3 >/dev/null 2>"$TMP/rules-dt.err"
 check "--dt with an engine strategy exits 2" test $? -eq 2
-"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --param Y=2 >/dev/null 2>"$TMP/rules-param.err"
-check "a rule table refuses --param (exit 2)" test $? -eq 2
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --param Y=2 --t-end 1 >"$TMP/rules-param.out" 2>&1
+check "--param sets a table's initial value by its name: y(1) = 2 (1 + 1e-4)^1e4" grep -qE "^  Y = 5\.43(6|5)" "$TMP/rules-param.out"
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --param Z=2 >/dev/null 2>"$TMP/rules-param.err"
+check "--param naming no variable of the table exits 2" test $? -eq 2
+check "... and names the table" grep -q "exponential.rules.tsv" "$TMP/rules-param.err"
 "$HYSIM" check "$MODELS/rules/lorenz.rules.tsv" >"$TMP/rules-check.out" 2>&1
 check "check TABLE.rules.tsv reads it and says where it runs" grep -q "9 rules" "$TMP/rules-check.out"
 printf '[rules]\nNo\tVariable\tProcedure\tArgument 1\n1\tx\tintegrl\t1\n' >"$TMP/bad.rules.tsv"
