@@ -114,31 +114,6 @@ class TranslationState {
       }
       if (is_state_rule(rule)) state_[static_cast<std::size_t>(rule.variable)] = 1;
     }
-    // A rule that sets a state while a logic state or event holds is a pin (002, Fig. 11: the
-    // cart's velocity set to 0 at Stop and while Останов): on the engine, a reset when its
-    // situation starts and, for a state, a rate of 0 while it holds.
-    for (const auto& rule : table_.rules) {
-      if (is_state_rule(rule)) continue;
-      if (state_[static_cast<std::size_t>(rule.variable)] && pin(rule)) {
-        pins_.push_back(&rule);
-        if (std::find(pin_logic_.begin(), pin_logic_.end(), rule.condition.logic) == pin_logic_.end()) {
-          pin_logic_.push_back(rule.condition.logic);
-        }
-        continue;
-      }
-      assigned_[static_cast<std::size_t>(rule.variable)] = 1;
-    }
-    if (pin_logic_.size() > kMostPinSituations) {
-      error(pins_.back()->where, "rule " + std::to_string(pins_.back()->number) + ": states are set under more than " +
-                                     std::to_string(kMostPinSituations) + " situations; on the engine each combination is a mode, "
-                                     "and this many is not supported");
-    }
-    for (std::size_t i = 0; i < table_.reals.size(); ++i) {
-      if (state_[i] && assigned_[i]) {
-        error(table_.reals[i].where, "'" + table_.reals[i].name + "' is both integrated and assigned by rules; on "
-                                     "the engine a variable is a state or an algebraic value");
-      }
-    }
     // Situation rules whose situations read predicates only set their states afresh each cycle:
     // on the engine each such state is the disjunction of its rules' conjunctions of predicates.
     // A state that a situation reads with a logic state, that a rule sets False or that starts
@@ -166,6 +141,26 @@ class TranslationState {
         }
       }
     }
+    // A rule that sets a state while a logic state or event holds is a pin (002, Fig. 11: the
+    // cart's velocity set to 0 at Stop and while Останов): on the engine, a reset when its
+    // situation starts and, for a state, a rate of 0 while it holds.
+    for (const auto& rule : table_.rules) {
+      if (is_state_rule(rule)) continue;
+      if (state_[static_cast<std::size_t>(rule.variable)] && pin(rule)) {
+        pins_.push_back(&rule);
+        if (std::find(pin_logic_.begin(), pin_logic_.end(), rule.condition.logic) == pin_logic_.end()) {
+          pin_logic_.push_back(rule.condition.logic);
+        }
+        continue;
+      }
+      assigned_[static_cast<std::size_t>(rule.variable)] = 1;
+    }
+    for (std::size_t i = 0; i < table_.reals.size(); ++i) {
+      if (state_[i] && assigned_[i]) {
+        error(table_.reals[i].where, "'" + table_.reals[i].name + "' is both integrated and assigned by rules; on "
+                                     "the engine a variable is a state or an algebraic value");
+      }
+    }
     for (const LogicVariable& v : table_.logic) {
       if (v.kind == LogicKind::kCommand) {
         error(v.where, "'" + v.name + "' is a command; on the engine, commands are not supported yet");
@@ -186,8 +181,9 @@ class TranslationState {
     return memoryless && constant(rule.a1) && (!rule.a2 || constant(*rule.a2));
   }
 
-  static constexpr std::size_t kMostPinSituations = 4;
+  static constexpr std::size_t kMostMemories = 5;  // 32 modes
   std::vector<char> memory_;  // per logic variable: a state with memory (q_on on the engine)
+  std::vector<int> held_;     // variables that keep their value while no rule writes them
   std::vector<const TransformationRule*> pins_;  // rules that pin a state
   std::vector<int> pin_logic_;                   // the logic variables they hold under
 
@@ -385,10 +381,38 @@ class Translator final : private TranslationState {
       }
       break;
     }
-    error(rule.where, "rule " + std::to_string(rule.number) + ": while its situation fails, '" +
-                          table_.reals[static_cast<std::size_t>(rule.variable)].name +
-                          "' keeps its value from the previous cycle; on the engine a held value is not supported "
-                          "yet (write the complementary rule next, or run the table on the rule interpreter)");
+    // Otherwise y keeps the value of the previous cycle: in the limit, its last version now when
+    // some rule writes it at every instant; else the value it had when the last of its rules
+    // stopped, a state y_held that a transition sets then (held_ below).
+    bool always = false;
+    for (const TransformationRule& other : table_.rules) {
+      always = always || (other.variable == rule.variable && other.condition.logic < 0 && !is_state_rule(other));
+    }
+    if (always) {
+      const std::string last = version_name(rule.variable, last_version_.at(rule.variable));
+      let->reads.emplace_back(last, rule.where);
+      let->expression = choose(rule.condition, let->expression, last, let);
+      return;
+    }
+    if (table_.logic[static_cast<std::size_t>(rule.condition.logic)].kind == LogicKind::kEvent) {
+      error(rule.where, "rule " + std::to_string(rule.number) + ": '" +
+                            table_.reals[static_cast<std::size_t>(rule.variable)].name +
+                            "' is written at an event only and held otherwise; on the engine this is not supported yet");
+      return;
+    }
+    if (std::find(held_.begin(), held_.end(), rule.variable) == held_.end()) held_.push_back(rule.variable);
+    let->expression = choose(rule.condition, let->expression, id_[static_cast<std::size_t>(rule.variable)] + "_held", let);
+  }
+
+  // A held variable: whether some rule writes it at this instant (the disjunction of their
+  // situations).
+  std::string written_text(int variable) {
+    std::string any;
+    for (const TransformationRule& rule : table_.rules) {
+      if (rule.variable != variable || is_state_rule(rule)) continue;
+      any += (any.empty() ? "" : " || ") + std::string("(") + condition_text(rule.condition, nullptr) + ")";
+    }
+    return "(" + any + ")";
   }
 
   void add_derivative(const TransformationRule& rule) {
@@ -478,6 +502,11 @@ class Translator final : private TranslationState {
       out += "state " + memory_state(static_cast<int>(q)) + " = " + (table_.logic[q].initial ? "1" : "0") + " " +
              quoted(table_.logic[q].name + ": 1 while it holds") + "\n";
     }
+    for (const int v : held_) {
+      const auto i = static_cast<std::size_t>(v);
+      out += "state " + id_[i] + "_held = " + format_scalar(table_.reals[i].initial, 17) + " " +
+             quoted(table_.reals[i].name + ": its value when its rules last stopped") + "\n";
+    }
     if (!any_state) {
       error(Location{1, 1}, "the table has no integral, lag or oscillatory rule: nothing evolves on the engine");
       throw_errors();
@@ -487,24 +516,73 @@ class Translator final : private TranslationState {
     return out;
   }
 
-  // One mode per combination of the situations that pin states (just `run` when none does):
-  // a state pinned by a logic state that holds has rate 0. A pinning situation that starts
-  // resets its states to their pins; one that ends lets them go.
+  // What the modes remember: each is a bit of the mode, set while its level holds, with the
+  // resets of its start and of its end.
+  struct Memory {
+    std::string name;               // for mode names
+    std::string level;              // a condition of the state
+    std::string start, end;         // resets (model-file text)
+    std::vector<int> frozen;        // states whose rate is 0 while it holds (pinned by a logic state)
+    std::string start_label, end_label;  // the transitions' names
+  };
+
+  // The memories of the table: situations that pin states, states with memory, held values.
+  std::vector<Memory> memories() {
+    std::vector<Memory> out;
+    for (const int logic : pin_logic_) {
+      const std::string name = identifier(table_.logic[static_cast<std::size_t>(logic)].name);
+      Memory m{name, level_text(logic, nullptr), "", "", {}, name, name + "_ends"};
+      for (const TransformationRule* rule : pins_) {
+        if (rule->condition.logic != logic) continue;
+        m.start += " " + id_[static_cast<std::size_t>(rule->variable)] + " := " + expression(*rule, nullptr, false) + ";";
+        if (table_.logic[static_cast<std::size_t>(logic)].kind == LogicKind::kState) m.frozen.push_back(rule->variable);
+      }
+      out.push_back(std::move(m));
+    }
+    // A state with memory flips when its situation rules, read with its present value, say so.
+    for (std::size_t q = 0; q < table_.logic.size(); ++q) {
+      if (!memory_[q]) continue;
+      const std::string on = memory_state(static_cast<int>(q));
+      const std::string name = identifier(table_.logic[q].name);
+      out.push_back({name, next_text(static_cast<int>(q)), " " + on + " := 1;", " " + on + " := 0;", {}, name + "_on", name + "_off"});
+    }
+    // A held variable keeps the value its rules gave last, from when the last of them stops.
+    for (const int v : held_) {
+      const std::string y = id_[static_cast<std::size_t>(v)];
+      out.push_back({y + "_written", written_text(v), "", " " + y + "_held := " + version_name(v, last_version_.at(v)) + ";", {},
+                     y + "_written", y + "_held"});
+    }
+    return out;
+  }
+
+  // One mode per combination of the memories (just `run` when there are none); transitions
+  // between them when a level starts or ends, with its resets. A state frozen by a memory that
+  // holds has rate 0.
   void write_modes(std::string* out) {
-    const std::size_t modes = std::size_t{1} << pin_logic_.size();
+    const std::vector<Memory> bits = memories();
+    if (bits.size() > kMostMemories) {
+      error(Location{1, 1}, "on the engine each combination of the situations that pin states, the states with memory "
+                            "and the held values is a mode; this table has " + std::to_string(bits.size()) +
+                            ", more than " + std::to_string(kMostMemories));
+      throw_errors();
+    }
+    const std::size_t modes = std::size_t{1} << bits.size();
     const auto mode_name = [&](std::size_t mask) {
       std::string name = "run";
-      for (std::size_t i = 0; i < pin_logic_.size(); ++i) {
-        if ((mask >> i) & 1u) name += "_" + identifier(table_.logic[static_cast<std::size_t>(pin_logic_[i])].name);
+      for (std::size_t i = 0; i < bits.size(); ++i) {
+        if ((mask >> i) & 1u) name += "_" + bits[i].name;
       }
       return name;
     };
+    std::vector<std::string> extra_states;
+    for (std::size_t q = 0; q < table_.logic.size(); ++q) {
+      if (memory_[q]) extra_states.push_back(memory_state(static_cast<int>(q)));
+    }
+    for (const int v : held_) extra_states.push_back(id_[static_cast<std::size_t>(v)] + "_held");
     for (std::size_t mask = 0; mask < modes; ++mask) {
-      std::set<int> held;  // states a logic state of this mode pins
-      for (const TransformationRule* rule : pins_) {
-        const std::size_t bit = pin_bit(rule->condition.logic);
-        const bool state = table_.logic[static_cast<std::size_t>(rule->condition.logic)].kind == LogicKind::kState;
-        if (((mask >> bit) & 1u) && state) held.insert(rule->variable);
+      std::set<int> frozen;
+      for (std::size_t i = 0; i < bits.size(); ++i) {
+        if ((mask >> i) & 1u) frozen.insert(bits[i].frozen.begin(), bits[i].frozen.end());
       }
       *out += "mode " + mode_name(mask) + " \"the table's rules" + (mask == 0 ? "" : ", " + mode_name(mask).substr(4) + " holding") + "\" {";
       for (const auto& [variable, terms] : derivative_) {
@@ -512,46 +590,32 @@ class Translator final : private TranslationState {
         const int index = rate ? -1 - variable : variable;
         std::string sum;
         for (const auto& term : terms) sum += (sum.empty() ? "" : " + ") + term;
-        if (!rate && held.count(index) > 0) sum = "0";
+        if (!rate && frozen.count(index) > 0) sum = "0";
         *out += " der(" + (rate ? velocity_[index] : id_[static_cast<std::size_t>(index)]) + ") = " + sum + ";";
       }
-      for (std::size_t q = 0; q < table_.logic.size(); ++q) {
-        if (memory_[q]) *out += " der(" + memory_state(static_cast<int>(q)) + ") = 0;";
-      }
+      for (const std::string& state : extra_states) *out += " der(" + state + ") = 0;";
       *out += " }\n";
     }
-    *out += "initial run\n";
-    // A state with memory flips when its situation rules, read with its present value, say so.
+    // The states with memory that start True start in their modes.
+    std::size_t initial = 0, bit = pin_logic_.size();
     for (std::size_t q = 0; q < table_.logic.size(); ++q) {
       if (!memory_[q]) continue;
-      const std::string on = memory_state(static_cast<int>(q)), next = next_text(static_cast<int>(q));
-      for (std::size_t mask = 0; mask < modes; ++mask) {
-        const std::string mode = mode_name(mask);
-        *out += mode + " -> " + mode + " " + on + " [" + on + " < 0.5 && " + next + "] { " + on + " := 1; }\n";
-        *out += mode + " -> " + mode + " " + identifier(table_.logic[q].name) + "_off [" + on + " > 0.5 && !" + next +
-                "] { " + on + " := 0; }\n";
-      }
+      if (table_.logic[q].initial) initial |= std::size_t{1} << bit;
+      ++bit;
     }
+    *out += "initial " + mode_name(initial) + "\n";
     for (std::size_t mask = 0; mask < modes; ++mask) {
-      for (std::size_t i = 0; i < pin_logic_.size(); ++i) {
-        const int logic = pin_logic_[i];
-        const std::string level = level_text(logic, nullptr), label = identifier(table_.logic[static_cast<std::size_t>(logic)].name);
+      for (std::size_t i = 0; i < bits.size(); ++i) {
+        const Memory& m = bits[i];
         if ((mask >> i) & 1u) {
-          *out += mode_name(mask) + " -> " + mode_name(mask & ~(std::size_t{1} << i)) + " " + label + "_ends [!" + level + "]\n";
-          continue;
+          *out += mode_name(mask) + " -> " + mode_name(mask & ~(std::size_t{1} << i)) + " " + m.end_label + " [!" + m.level +
+                  "] {" + m.end + " }\n";
+        } else {
+          *out += mode_name(mask) + " -> " + mode_name(mask | (std::size_t{1} << i)) + " " + m.start_label + " [" + m.level + "] {" +
+                  m.start + " }\n";
         }
-        std::string resets;
-        for (const TransformationRule* rule : pins_) {
-          if (rule->condition.logic != logic) continue;
-          resets += " " + id_[static_cast<std::size_t>(rule->variable)] + " := " + expression(*rule, nullptr, false) + ";";
-        }
-        *out += mode_name(mask) + " -> " + mode_name(mask | (std::size_t{1} << i)) + " " + label + " [" + level + "] {" + resets + " }\n";
       }
     }
-  }
-
-  std::size_t pin_bit(int logic) const {
-    return static_cast<std::size_t>(std::find(pin_logic_.begin(), pin_logic_.end(), logic) - pin_logic_.begin());
   }
 };
 
