@@ -443,6 +443,24 @@ TEST(RuleTablesOnTheEngine, HeldValues) {
                         "rule 4: the procedure 'differentiator' has no continuous-time form on the engine yet");
 }
 
+// A command (an external logic input, 000 section 2) is a constant of the run: on the engine a
+// parameter command_NAME, 1 or 0. x integrates 1 while the command `go` is True.
+TEST(RuleTablesOnTheEngine, CommandsAreParameters) {
+  const std::string text =
+      "[logic]\ngo\tcommand\tTrue\n"
+      "[rules]\nNo\tVariable\tProcedure\tArgument 1\tSituation\n"
+      "1\tx\tintegral\t1\tgo\n";
+  const RuleTable table = parse_rule_table(lang::SourceText("command.rules.tsv", text));
+  EXPECT_NEAR(final_value(table, "x", 1e-3, 1.0), 1.0, 1e-9);
+  const ModelEntry entry = engine_entry(table);
+  SimulationOptions options;
+  options.t_end = 1;
+  ParameterValues values = entry.default_values();
+  EXPECT_NEAR(Simulator<double>(entry.make<double>(values), options).run().x[0], 1.0, 1e-12);
+  values.set("command_go", "0");
+  EXPECT_EQ(Simulator<double>(entry.make<double>(values), options).run().x[0], 0.0);
+}
+
 // A latch (models/rules/thermostat.rules.tsv): the heater stays on while нагрев & !(T > high),
 // a situation that reads its own state. T relaxes to 30 (heating) or 10, so the switches come
 // at ln(10/9) and then every ln(11/9). On the engine the state with memory is a state

@@ -161,11 +161,6 @@ class TranslationState {
                                      "the engine a variable is a state or an algebraic value");
       }
     }
-    for (const LogicVariable& v : table_.logic) {
-      if (v.kind == LogicKind::kCommand) {
-        error(v.where, "'" + v.name + "' is a command; on the engine, commands are not supported yet");
-      }
-    }
   }
 
   // Whether a rule on a state sets it to a constant while a logic state or event holds.
@@ -207,8 +202,14 @@ class TranslationState {
       return out.empty() ? "(0 < 1)" : "(" + out + ")";
     }
     if (v.kind == LogicKind::kEvent) return "(1 < 0)";  // an instant: never during the flow
+    if (v.kind == LogicKind::kCommand) return "(" + command_parameter(logic) + " > 0.5)";
     if (memory_[static_cast<std::size_t>(logic)]) return "(" + memory_state(logic) + " > 0.5)";
     return level_text(logic, let);
+  }
+
+  // A command (an external logic input) is a parameter, 1 or 0 (--param command_NAME=1).
+  std::string command_parameter(int logic) const {
+    return "command_" + identifier(table_.logic[static_cast<std::size_t>(logic)].name);
   }
 
   std::string memory_state(int logic) const { return identifier(table_.logic[static_cast<std::size_t>(logic)].name) + "_on"; }
@@ -485,6 +486,11 @@ class Translator final : private TranslationState {
       const auto& v = table_.reals[i];
       if (state_[i]) continue;  // a variable rules assign starts from its [initial] value too
       out += "parameter " + id_[i] + " = " + format_scalar(v.initial, 17) + " " + quoted(v.name) + "\n";
+    }
+    for (std::size_t q = 0; q < table_.logic.size(); ++q) {
+      if (table_.logic[q].kind != LogicKind::kCommand) continue;
+      out += "parameter " + command_parameter(static_cast<int>(q)) + " = " + (table_.logic[q].initial ? "1" : "0") + " " +
+             quoted(table_.logic[q].name + ": a command, 1 (True) or 0 (False)") + "\n";
     }
     bool any_state = false;
     for (std::size_t i = 0; i < table_.reals.size(); ++i) {
