@@ -440,7 +440,7 @@ TEST(RuleTablesOnTheEngine, HeldValues) {
   EXPECT_NEAR(run.rows.back().t, 0.5, 1e-14);
   // Still refused, with the row: a procedure with no continuous-time form.
   expect_untranslatable(read_rule_table(std::string(HYSIM_SOURCE_DIR) + "/tests/fuzz/rules-corpus/procedures.rules.tsv"),
-                        "rule 4: the procedure 'differentiator' has no continuous-time form on the engine yet");
+                        "rule 3: the procedure 'delay' has no continuous-time form on the engine (a delay differential equation)");
 }
 
 // A command (an external logic input, 000 section 2) is a constant of the run: on the engine a
@@ -459,6 +459,28 @@ TEST(RuleTablesOnTheEngine, CommandsAreParameters) {
   EXPECT_NEAR(Simulator<double>(entry.make<double>(values), options).run().x[0], 1.0, 1e-12);
   values.set("command_go", "0");
   EXPECT_EQ(Simulator<double>(entry.make<double>(values), options).run().x[0], 0.0);
+}
+
+// The differentiator (001's elementary link): y = k (a1 - a1 of the last cycle)/dt, whose limit
+// is k da1/dt. With x' = -x from 1 and z' = y: z(1) = e^-1 - 1 on the engine (the rate of the
+// state x is its field), and to first order on the interpreter.
+TEST(RuleTablesOnTheEngine, TheDifferentiatorTakesTheRateOfAState) {
+  const std::string text =
+      "[initial]\nx\t1\n"
+      "[rules]\nNo\tVariable\tProcedure\tCoefficient\tArgument 1\n"
+      "1\tx\tintegral\t-1\tx\n"
+      "2\ty\tdifferentiator\t1\tx\n"
+      "3\tz\tintegral\t1\ty\n";
+  const RuleTable table = parse_rule_table(lang::SourceText("rate.rules.tsv", text));
+  const double exact = std::exp(-1.0) - 1;
+  const double coarse = final_value(table, "z", 1e-3, 1.0) - exact, fine = final_value(table, "z", 1e-4, 1.0) - exact;
+  EXPECT_LT(std::fabs(fine), 1e-3);
+  EXPECT_NEAR(coarse / fine, 10, 1) << "first order";
+  const RunResult<double> run = on_engine<double>(table, 1.0, 1e-12);
+  ASSERT_FALSE(run.failed()) << run.message;
+  EXPECT_NEAR(run.x[1], exact, 1e-10);
+  const std::string of_a_let = "[rules]\nNo\tVariable\tProcedure\tArgument 1\n1\tv\tproportional\tt\n2\tw\tdifferentiator\tv\n3\tt\tintegral\tw\n";
+  expect_untranslatable(parse_rule_table(lang::SourceText("rate.rules.tsv", of_a_let)), "the differentiator takes the rate of a state");
 }
 
 // A latch (models/rules/thermostat.rules.tsv): the heater stays on while нагрев & !(T > high),

@@ -107,12 +107,20 @@ class TranslationState {
     state_.assign(table_.reals.size(), 0);
     assigned_.assign(table_.reals.size(), 0);
     for (const auto& rule : table_.rules) {
-      const std::string label = "rule " + std::to_string(rule.number);
-      if (rule.procedure == Procedure::kDelay || rule.procedure == Procedure::kDifferentiator) {
-        error(rule.where, label + ": the procedure '" + procedure_name(rule.procedure) +
-                              "' has no continuous-time form on the engine yet; run the table on the rule interpreter");
-      }
       if (is_state_rule(rule)) state_[static_cast<std::size_t>(rule.variable)] = 1;
+    }
+    for (const auto& rule : table_.rules) {
+      const std::string label = "rule " + std::to_string(rule.number);
+      if (rule.procedure == Procedure::kDelay) {
+        error(rule.where, label + ": the procedure 'delay' has no continuous-time form on the engine (a delay "
+                                  "differential equation); run the table on the rule interpreter");
+      }
+      // The differentiator's limit is the rate of its argument: the field, for a state.
+      const bool of_state = rule.a1.variable >= 0 && state_[static_cast<std::size_t>(rule.a1.variable)];
+      if (rule.procedure == Procedure::kDifferentiator && !of_state) {
+        error(rule.a1.where, label + ": on the engine the differentiator takes the rate of a state (an integral, lag or "
+                                     "oscillatory rule's variable); this argument is not one");
+      }
     }
     // Situation rules whose situations read predicates only set their states afresh each cycle:
     // on the engine each such state is the disjunction of its rules' conjunctions of predicates.
@@ -179,6 +187,7 @@ class TranslationState {
   static constexpr std::size_t kMostMemories = 5;  // 32 modes
   std::vector<char> memory_;  // per logic variable: a state with memory (q_on on the engine)
   std::vector<int> held_;     // variables that keep their value while no rule writes them
+  std::set<int> rate_of_;     // states whose rate a differentiator reads (let rate_of_NAME)
   std::vector<const TransformationRule*> pins_;  // rules that pin a state
   std::vector<int> pin_logic_;                   // the logic variables they hold under
 
@@ -335,6 +344,11 @@ class Translator final : private TranslationState {
       case Procedure::kSine: return k + "*sin(" + a1 + "*pi/180)";  // degrees, as EnviCon
       case Procedure::kCosine: return k + "*cos(" + a1 + "*pi/180)";
       case Procedure::kIntegral: return k + "*" + a1;
+      case Procedure::kDifferentiator: {  // k da1/dt, a1 a state: its field (rate_lets_)
+        const std::string rate = "rate_of_" + id_[static_cast<std::size_t>(r.a1.variable)];
+        rate_of_.insert(r.a1.variable);
+        return k + "*" + rate;
+      }
       default: return "0";
     }
   }
@@ -518,6 +532,20 @@ class Translator final : private TranslationState {
       throw_errors();
     }
     for (const auto& let : lets_) out += "let " + let.name + " = " + let.expression + "   # " + let.comment + "\n";
+    for (const int v : rate_of_) {
+      for (const TransformationRule* pin : pins_) {
+        if (pin->variable == v) {
+          error(pin->where, "rule " + std::to_string(pin->number) + ": a differentiator reads the rate of '" +
+                                table_.reals[static_cast<std::size_t>(v)].name + "', which this rule pins; on the engine "
+                                "this is not supported");
+          throw_errors();
+        }
+      }
+      std::string sum;
+      for (const auto& term : derivative_[v]) sum += (sum.empty() ? "" : " + ") + term;
+      out += "let rate_of_" + id_[static_cast<std::size_t>(v)] + " = " + (sum.empty() ? "0" : sum) + "   # d/dt of " +
+             table_.reals[static_cast<std::size_t>(v)].name + ", for a differentiator\n";
+    }
     write_modes(&out);
     return out;
   }
