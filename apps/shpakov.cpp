@@ -153,30 +153,6 @@ void rk4(std::array<double, N> y, double h, double t_end, const std::function<st
   }
 }
 
-// The mathematical pendulum's period, 4 sqrt(L/g) K(sin(theta0/2)), K by the AGM.
-double pendulum_period(double L, double g, double degrees) {
-  const double k = std::sin(degrees * std::numbers::pi / 360);
-  double a = 1, b = std::sqrt(1 - k * k);
-  for (int i = 0; i < 40; ++i) {
-    const double m = (a + b) / 2;
-    b = std::sqrt(a * b);
-    a = m;
-  }
-  return 4 * std::sqrt(L / g) * std::numbers::pi / (2 * a);
-}
-
-// A point bob m on a rigid rod L from a cart M that rolls freely (Lagrange's equations).
-std::optional<double> cart_period(double M, double m, double L, double g, double degrees) {
-  Period period;
-  rk4<2>({degrees * std::numbers::pi / 180, 0}, 1e-5, 10,
-         [&](const std::array<double, 2>& y) {
-           const double s = std::sin(y[0]), c = std::cos(y[0]);
-           return std::array<double, 2>{y[1], (-(M + m) * g * s - m * L * y[1] * y[1] * s * c) / (L * (M + m) - m * L * c * c)};
-         },
-         [&](double t, const std::array<double, 2>& y) { period.add(t, y[0]); });
-  return period.value();
-}
-
 std::vector<ShpakovRow> exponential_rows() {
   const RuleTable table = rules::read_rule_table(table_path("exponential.rules.tsv"));
   const rules::InterpreterResult interpreted = Interpreter(table, InterpreterOptions{}).run();
@@ -263,6 +239,39 @@ std::vector<ShpakovRow> cart_rows() {
 }
 
 }  // namespace
+
+// K by the arithmetic-geometric mean.
+double pendulum_period(double L, double g, double degrees) {
+  const double k = std::sin(degrees * std::numbers::pi / 360);
+  double a = 1, b = std::sqrt(1 - k * k);
+  for (int i = 0; i < 40; ++i) {
+    const double m = (a + b) / 2;
+    b = std::sqrt(a * b);
+    a = m;
+  }
+  return 4 * std::sqrt(L / g) * std::numbers::pi / (2 * a);
+}
+
+std::optional<double> cart_period(double M, double m, double L, double g, double degrees) {
+  Period period;
+  rk4<2>({degrees * std::numbers::pi / 180, 0}, 1e-5, 10,
+         [&](const std::array<double, 2>& y) {
+           const double s = std::sin(y[0]), c = std::cos(y[0]);
+           return std::array<double, 2>{y[1], (-(M + m) * g * s - m * L * y[1] * y[1] * s * c) / (L * (M + m) - m * L * c * c)};
+         },
+         [&](double t, const std::array<double, 2>& y) { period.add(t, y[0]); });
+  return period.value();
+}
+
+std::optional<double> thread_period(double degrees, double compliance) {
+  const double g = 9.81, L0 = 2, m = 1;
+  const auto length = [&](double a, double w) { return (L0 + compliance * m * g * std::cos(a)) / (1 - compliance * m * w * w); };
+  Period period;
+  rk4<2>({degrees * std::numbers::pi / 180, 0}, 1e-4, 10,
+         [&](const std::array<double, 2>& y) { return std::array<double, 2>{y[1], -g * std::sin(y[0]) / length(y[0], y[1])}; },
+         [&](double t, const std::array<double, 2>& y) { period.add(t, y[0]); });
+  return period.value();
+}
 
 std::optional<double> ShpakovRow::published_deviation() const {
   if (!exact || *exact == 0 || published.empty() || !std::isdigit(static_cast<unsigned char>(published[0]))) return std::nullopt;

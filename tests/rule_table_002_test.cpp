@@ -6,13 +6,13 @@
 
 #include <array>
 #include <cmath>
-#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <numbers>
 #include <string>
 #include <vector>
 
+#include "apps/shpakov.hpp"
 #include "hysim/lang/source.hpp"
 #include "hysim/rules/interpreter.hpp"
 #include "hysim/rules/to_model.hpp"
@@ -83,23 +83,6 @@ double engine_period(const RuleTable& table, const std::string& state) {
   return crossings.period();
 }
 
-// Classic RK4 on y' = f(y), with a callback after every step; the reference integrator.
-template <std::size_t N>
-void rk4(std::array<double, N> y, double h, double t_end, const std::function<std::array<double, N>(const std::array<double, N>&)>& f,
-         const std::function<void(double, const std::array<double, N>&)>& sample) {
-  const auto axpy = [](const std::array<double, N>& x, double a, const std::array<double, N>& k) {
-    std::array<double, N> out{};
-    for (std::size_t i = 0; i < N; ++i) out[i] = x[i] + a * k[i];
-    return out;
-  };
-  const auto steps = static_cast<long>(std::llround(t_end / h));
-  for (long n = 0; n < steps; ++n) {
-    const auto k1 = f(y), k2 = f(axpy(y, h / 2, k1)), k3 = f(axpy(y, h / 2, k2)), k4 = f(axpy(y, h, k3));
-    for (std::size_t i = 0; i < N; ++i) y[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
-    sample(static_cast<double>(n + 1) * h, y);
-  }
-}
-
 // --- 002, Fig. 13: the series RLC circuit -------------------------------------------------------
 
 struct Rlc {
@@ -156,21 +139,10 @@ TEST(RuleTables002, RlcTransientMeetsItsClosedForm) {
 // --- 002, Figs. 6-7: the pendulum on an elastic thread --------------------------------------------
 
 // The continuous limit of the table: the thread's length solves the algebraic loop of rules
-// 6-15, L = L0 + c (m omega^2 L + m g cos(angle)), so L = (L0 + c m g cos)/(1 - c m omega^2)
-// (omega in rad/s), and omega' = -g sin(angle)/L.
-double thread_period(double degrees, double compliance) {
-  const double g = 9.81, L0 = 2, m = 1;
-  const auto length = [&](double a, double w) { return (L0 + compliance * m * g * std::cos(a)) / (1 - compliance * m * w * w); };
-  DownCrossings crossings;
-  rk4<2>({degrees * std::numbers::pi / 180, 0}, 1e-4, 10,
-         [&](const std::array<double, 2>& y) { return std::array<double, 2>{y[1], -g * std::sin(y[0]) / length(y[0], y[1])}; },
-         [&](double t, const std::array<double, 2>& y) { crossings.add(t, y[0]); });
-  return crossings.period();
-}
-
+// 6-15, L = L0 + c (m omega^2 L + m g cos(angle)) (app::thread_period integrates it).
 TEST(RuleTables002, PendulumOnAnElasticThread) {
   RuleTable table = read_rule_table(shipped("pendulum-thread.rules.tsv"));
-  const double reference = thread_period(30, 1e-3), rigid = thread_period(30, 0);
+  const double reference = *app::thread_period(30, 1e-3), rigid = *app::thread_period(30, 0);
   // The stretch lengthens the period by about c m g / (2 L0) = 0.25 %.
   EXPECT_NEAR(reference / rigid - 1, 0.0025, 0.0003);
   const double interpreter = interpreter_period(table, "Угол", 1e-4);
@@ -188,22 +160,8 @@ TEST(RuleTables002, PendulumOnAnElasticThread) {
 
 // --- 002, Fig. 8 and Table 2: the pendulum on a free cart -------------------------------------------
 
-// The exact motion of a point bob m on a rigid rod L hung from a cart M that rolls freely
-// (Lagrange): (M + m) x'' + m L (th'' cos th - th'^2 sin th) = 0, L th'' + x'' cos th + g sin th = 0.
-double lagrange_period(double M, double m, double degrees) {
-  const double g = 9.81, L = 2;
-  DownCrossings crossings;
-  rk4<2>({degrees * std::numbers::pi / 180, 0}, 1e-5, 10,
-         [&](const std::array<double, 2>& y) {
-           const double s = std::sin(y[0]), c = std::cos(y[0]);
-           // Eliminate x'': th'' (L (M + m) - m L c^2) = -(M + m) g s - m L th'^2 s c.
-           const double acceleration = (-(M + m) * g * s - m * L * y[1] * y[1] * s * c) / (L * (M + m) - m * L * c * c);
-           return std::array<double, 2>{y[1], acceleration};
-         },
-         [&](double t, const std::array<double, 2>& y) { crossings.add(t, y[0]); });
-  return crossings.period();
-}
-
+// The exact motion of a point bob m on a rigid rod L hung from a cart M that rolls freely:
+// Lagrange's equations (app::cart_period).
 TEST(RuleTables002, CartPendulumPeriodsOfTableTwo) {
   RuleTable table = read_rule_table(shipped("cart-pendulum.rules.tsv"));
   const auto set = [&](const std::string& name, double value) {
@@ -223,7 +181,7 @@ TEST(RuleTables002, CartPendulumPeriodsOfTableTwo) {
     set("Угол", 5);
     const double engine = engine_period(table, "Ugol");
     const double interpreter = interpreter_period(table, "Угол", 1e-4);
-    const double exact = lagrange_period(row.cart, row.bob, 5);
+    const double exact = *app::cart_period(row.cart, row.bob, 2, 9.81, 5);
     EXPECT_NEAR(interpreter, engine, 2e-3) << row.cart << "/" << row.bob;
     // The table's tension (rules 6-13) leaves out the cart's acceleration, so its period departs
     // from the exact one as the bob gets heavier: 2.6 % at 1/10, 0.2 % at 1/1, 0.01 % at 10/1.

@@ -12,6 +12,7 @@
 
 #include <boost/numeric/odeint.hpp>
 
+#include "apps/shpakov.hpp"
 #include "hysim/rules/interpreter.hpp"
 #include "hysim/rules/to_model.hpp"
 #include "hysim/simulator.hpp"
@@ -152,16 +153,7 @@ TEST(RuleInterpreter, BallOnTheInclineKeepsItsEnergyAndRolls) {
 // Exact period 4 sqrt(L/g) K(sin(theta0/2)), K by the arithmetic-geometric mean. 002 prints
 // 2.83, 2.88, 2.95, 3.17 s for 5, 30, 45, 75 degrees: the exact periods cut (not rounded) to
 // two decimals (rounded they would read 2.84, 2.89, 2.95, 3.17).
-double pendulum_period(double degrees) {
-  const double k = std::sin(degrees * std::numbers::pi / 360);
-  double a = 1, b = std::sqrt(1 - k * k);
-  for (int i = 0; i < 40; ++i) {
-    const double m = (a + b) / 2;
-    b = std::sqrt(a * b);
-    a = m;
-  }
-  return 4 * std::sqrt(2.0 / 9.81) * std::numbers::pi / (2 * a);
-}
+double pendulum_period(double degrees) { return app::pendulum_period(2, 9.81, degrees); }
 
 double mean_period(const std::vector<double>& periods) {
   double sum = 0;
