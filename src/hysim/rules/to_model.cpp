@@ -290,33 +290,11 @@ class TranslationState {
   }
 };
 
-// The table's rules as lets and derivatives, in order, then the model file's text.
-class Translator final : private TranslationState {
- public:
-  explicit Translator(const RuleTable& table) : TranslationState(table) {}
+// The table's rules as lets and derivatives, in order.
+class RuleLets : protected TranslationState {
+ protected:
+  explicit RuleLets(const RuleTable& table) : TranslationState(table) {}
 
-  std::string text() {
-    name_ids();
-    classify();
-    if (!errors_.empty()) throw_errors();
-    // Init rules: lets of the parameters, in order (each reads the versions before it).
-    for (const auto& rule : table_.init_rules) assign(rule, true);
-    init_version_ = version_;
-    // The cycle: first pass finds each variable's last version, the second writes them.
-    for (const auto& rule : table_.rules) {
-      if (!pinned(rule)) count_version(rule);
-    }
-    version_ = init_version_;
-    for (const auto& rule : table_.rules) {
-      if (is_state_rule(rule)) add_derivative(rule);
-      else if (!pinned(rule)) assign(rule, false);
-    }
-    find_loops();
-    if (!errors_.empty()) throw_errors();
-    return write();
-  }
-
- private:
   bool pinned(const TransformationRule& rule) const { return std::find(pins_.begin(), pins_.end(), &rule) != pins_.end(); }
 
   std::string expression(const TransformationRule& r, Let* let, bool init) {
@@ -480,7 +458,35 @@ class Translator final : private TranslationState {
       if (state[let.name] == 0 && visit(let)) return;
     }
   }
+};
 
+// The lets and derivatives, then the model file's text: the modes and their transitions.
+class Translator final : private RuleLets {
+ public:
+  explicit Translator(const RuleTable& table) : RuleLets(table) {}
+
+  std::string text() {
+    name_ids();
+    classify();
+    if (!errors_.empty()) throw_errors();
+    // Init rules: lets of the parameters, in order (each reads the versions before it).
+    for (const auto& rule : table_.init_rules) assign(rule, true);
+    init_version_ = version_;
+    // The cycle: first pass finds each variable's last version, the second writes them.
+    for (const auto& rule : table_.rules) {
+      if (!pinned(rule)) count_version(rule);
+    }
+    version_ = init_version_;
+    for (const auto& rule : table_.rules) {
+      if (is_state_rule(rule)) add_derivative(rule);
+      else if (!pinned(rule)) assign(rule, false);
+    }
+    find_loops();
+    if (!errors_.empty()) throw_errors();
+    return write();
+  }
+
+ private:
   std::string quoted(const std::string& text) const {
     std::string out = "\"";
     for (const char c : text) {
@@ -650,8 +656,7 @@ class Translator final : private TranslationState {
         }
       }
     }
-  }
-};
+  }};
 
 }  // namespace
 
