@@ -27,7 +27,9 @@ int check_rule_table(const std::string& file, bool print_model) {
             << table.situation_rules.size() << " situation rules, " << table.init_rules.size() << " init rules, "
             << table.rules.size() << " rules\n";
   try {
-    (void)rules::model_text(table);
+    std::string warnings;
+    (void)rules::engine_entry(table, &warnings);
+    std::cerr << warnings;
     std::cout << "  it runs on the rule interpreter and on the engine (--strategy, --solver or --scalar)\n";
   } catch (const InvalidArgument& e) {
     std::cout << "  it runs on the rule interpreter; not yet on the engine:\n" << e.what() << "\n";

@@ -21,7 +21,11 @@ const ModelEntry& model_entry(const std::string& name) {
   if (rules::names_rule_table(name)) {  // a rule table on the engine (rules/to_model.hpp)
     static std::map<std::string, ModelEntry> tables;
     auto found = tables.find(name);
-    if (found == tables.end()) found = tables.emplace(name, rules::engine_entry(rules::read_rule_table(name))).first;
+    if (found == tables.end()) {
+      std::string warnings;
+      found = tables.emplace(name, rules::engine_entry(rules::read_rule_table(name), &warnings)).first;
+      std::cerr << warnings;
+    }
     return found->second;
   }
   if (!lang::names_model_file(name)) return find_model(name);

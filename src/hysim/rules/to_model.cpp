@@ -662,9 +662,10 @@ class Translator final : private RuleLets {
 
 std::string model_text(const RuleTable& table) { return Translator(table).text(); }
 
-ModelEntry engine_entry(const RuleTable& table) {
+ModelEntry engine_entry(const RuleTable& table, std::string* warnings) {
   const std::string text = model_text(table);
   auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text(table.file + " (on the engine)", text));
+  if (warnings != nullptr) *warnings += spec->warning_text;
   return lang::model_entry(spec);
 }
 

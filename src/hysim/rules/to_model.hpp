@@ -29,12 +29,14 @@
 namespace hysim::rules {
 
 // The model-language text of the table. Throws lang::ModelFileError at the table's rows for
-// what the engine cannot run (yet): situations and predicates, delays and differentiators,
-// algebraic loops, a variable both integrated and assigned.
+// what the engine cannot run (yet): delays, differentiators of algebraic variables, algebraic
+// loops, a variable both integrated and assigned, situations that read events.
 std::string model_text(const RuleTable& table);
 
-// The catalog entry of the table on the engine (lang::model_entry of model_text).
-ModelEntry engine_entry(const RuleTable& table);
+// The catalog entry of the table on the engine (lang::model_entry of model_text). The
+// compiler's warnings (a mode with too many switches to split, an unreachable mode) go to
+// *warnings when given, pointing into the model text (hysim check --print-model).
+ModelEntry engine_entry(const RuleTable& table, std::string* warnings = nullptr);
 
 // An identifier for a table's name: "Сила трения Fтр" -> "Sila_treniya_Ftr".
 std::string identifier(const std::string& name);
