@@ -20,5 +20,6 @@ Command add_run_command(CLI::App& app, int* verbosity);
 Command add_compare_command(CLI::App& app, int* verbosity);
 Command add_reproduce_command(CLI::App& app, int* verbosity);
 Command add_workprecision_command(CLI::App& app, int* verbosity);
+Command add_sweep_command(CLI::App& app, int* verbosity);
 
 }  // namespace hysim::app

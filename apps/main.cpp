@@ -8,6 +8,7 @@
 //   hysim compare MODEL [options]         solvers x strategies against the model's reference
 //   hysim reproduce NAME [options]        a published table, beside our strategies (pwm-table1)
 //   hysim workprecision MODEL [options]   error against work over a sweep of tolerances
+//   hysim sweep MODEL --param ... [--jobs N]  many runs over a grid or a sample of parameters
 //
 // Each subcommand lives in its own file (apps/commands.hpp). Exit codes: 0 success, 2 bad
 // arguments (syntax or hysim::InvalidArgument), 1 a failed run or any other error.
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       add_list_command(app),          add_check_command(app),           add_options_command(app),         add_run_command(app, &verbosity),
       add_compare_command(app, &verbosity), add_reproduce_command(app, &verbosity),
-      add_workprecision_command(app, &verbosity),
+      add_workprecision_command(app, &verbosity), add_sweep_command(app, &verbosity),
   };
 
   try {

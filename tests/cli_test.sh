@@ -145,6 +145,10 @@ bad_case "solver 'nope'" compare pwm-servo --solvers dopri5,nope
 bad_case "rtol" compare pwm-servo --rtol 0
 bad_case "strategy 'nope'" workprecision pwm-servo --strategies nope
 bad_case "reproduction 'nope'" reproduce nope
+bad_case "parameter 'nope'" sweep pwm-servo --param nope=1:2:3
+bad_case "needs --draws" sweep pwm-servo --param kp=uniform:0.1:0.2
+bad_case "count of FROM:TO:COUNT" sweep pwm-servo --param kp=0.1:0.2:0
+bad_case "rtol" sweep pwm-servo --param kp=0.1:0.2:3 --rtol -1
 "$HYSIM" run pwm-servo --strategy nope >/dev/null 2>&1
 check "run --strategy nope exits 2" test $? -eq 2
 "$HYSIM" compare pwm-servo --strategies nope >/dev/null 2>&1
@@ -343,6 +347,24 @@ short=$(peak 100)
 long=$(peak 3000)
 check "peak memory at t_end 3000 ($long kB) within 1.2x of t_end 100 ($short kB)" \
   python3 -c "import sys; sys.exit(0 if $long <= 1.2 * $short else 1)"
+
+# --- sweep -----------------------------------------------------------------------------------
+# 200 runs of the PWM servo over kp: the summary is the same on 1 and 2 threads (every column
+# but the wall time, the last), and so are 50 random draws with one seed; another seed differs.
+for j in 1 2; do
+  "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:200 --t-end 2 --jobs $j --out "$TMP/sweep$j" 2>"$TMP/sweep$j.err"
+  check "sweep --jobs $j exits 0" test $? -eq 0
+  "$HYSIM" sweep pwm-servo --param kp=uniform:0.05:0.2 --param u=normal:1:0.1 --draws 50 --seed 7 --t-end 1 --jobs $j \
+    >"$TMP/draws$j.csv" 2>/dev/null
+done
+check "sweep: 201 lines" test "$(wc -l <"$TMP/sweep1/summary.csv")" -eq 201
+check "sweep: --jobs 1 and 2 give the same summary" \
+  cmp <(rev "$TMP/sweep1/summary.csv" | cut -d, -f2- | rev) <(rev "$TMP/sweep2/summary.csv" | cut -d, -f2- | rev)
+check "sweep --draws: --jobs 1 and 2 draw the same values" \
+  cmp <(rev "$TMP/draws1.csv" | cut -d, -f2- | rev) <(rev "$TMP/draws2.csv" | cut -d, -f2- | rev)
+"$HYSIM" sweep pwm-servo --param kp=uniform:0.05:0.2 --draws 5 --seed 8 --t-end 0.1 >"$TMP/draws8.csv" 2>/dev/null
+check "sweep --draws: another seed draws other values" test "$(sed -n 2p "$TMP/draws8.csv" | cut -d, -f2)" != "$(sed -n 2p "$TMP/draws1.csv" | cut -d, -f2)"
+check "sweep: says how many runs per second" grep -q "sweep: 200 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
 
 # SIGINT stops a run cleanly at its next step: files flushed, stats.json says so, exit 130.
 "$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sigint" >/dev/null 2>"$TMP/sigint.err" &

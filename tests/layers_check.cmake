@@ -15,6 +15,7 @@ set(allowed_lang core models lang)
 set(allowed_rules core models lang rules)
 set(allowed_output core run output)
 set(allowed_peers core run solvers events peers)
+set(allowed_ensemble core ensemble)
 
 # The layer of a path relative to src/hysim: its first folder, or "simulator".
 function(layer_of relative out)

@@ -1,0 +1,296 @@
+// `hysim sweep MODEL`: many runs of one model over a grid or a sample of its parameters, on
+// every core (hysim/ensemble/ensemble.hpp), with one summary row per run (docs/sweeps.md).
+//
+//   --param kp=0.05:0.2:64      a linear grid: 64 values from 0.05 to 0.2, ends included
+//   --param u=0.5,1,2           a list
+//   --param e=0.7               one value for every run
+//   --draws N --seed S          N runs, drawing --param x=uniform:a:b and x=normal:mu:sigma
+//
+// The grid is the Cartesian product of its axes, the last one varying fastest. The summary
+// (CSV, streamed: a million runs take constant memory) has per run: its index, the swept
+// values, how it ended, its events, the first --events event times, the final state, the
+// work counters and the wall time. Every column but the wall time is the same whatever --jobs.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "apps/cli_options.hpp"
+#include "apps/commands.hpp"
+#include "apps/stopwatch.hpp"
+#include "hysim/core/errors.hpp"
+#include "hysim/ensemble/ensemble.hpp"
+
+namespace hysim::app {
+
+namespace {
+
+// One swept parameter: its values (a grid or a list), or a distribution to draw from.
+struct Axis {
+  enum class Kind { kValues, kUniform, kNormal };
+  std::string name;
+  Kind kind = Kind::kValues;
+  std::vector<std::string> values;  // kValues: the texts, parsed per scalar type by the model
+  double a = 0, b = 0;              // kUniform: [a, b); kNormal: mean a, deviation b
+};
+
+double number(const std::string& text, const std::string& what) { return parse_decimal<double>(text, what); }
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.emplace_back();
+  return parts;
+}
+
+// NAME=SPEC as --param gives it.
+Axis parse_axis(const std::string& assignment) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InvalidArgument("--param " + assignment + ": expected NAME=VALUE, NAME=FROM:TO:COUNT, NAME=V1,V2,... or "
+                          "NAME=uniform:A:B / NAME=normal:MEAN:DEVIATION");
+  }
+  Axis axis;
+  axis.name = assignment.substr(0, eq);
+  const std::string spec = assignment.substr(eq + 1);
+  const std::string what = "--param " + axis.name;
+  const std::vector<std::string> fields = split(spec, ':');
+  if (fields.size() == 3 && (fields[0] == "uniform" || fields[0] == "normal")) {
+    axis.kind = fields[0] == "uniform" ? Axis::Kind::kUniform : Axis::Kind::kNormal;
+    axis.a = number(fields[1], what);
+    axis.b = number(fields[2], what);
+    if (axis.kind == Axis::Kind::kUniform && !(axis.a < axis.b)) throw InvalidArgument(what + ": uniform:A:B needs A < B");
+    if (axis.kind == Axis::Kind::kNormal && !(axis.b > 0)) throw InvalidArgument(what + ": normal:MEAN:DEVIATION needs DEVIATION > 0");
+    return axis;
+  }
+  if (fields.size() == 3) {  // FROM:TO:COUNT
+    const double from = number(fields[0], what), to = number(fields[1], what);
+    double count = 0;
+    try {
+      count = number(fields[2], what + " (its count)");
+    } catch (const InvalidArgument&) {
+      throw InvalidArgument(what + ": the count of FROM:TO:COUNT must be a whole number >= 1, not '" + fields[2] + "'");
+    }
+    if (!(count >= 1 && count <= 1e9 && count == std::floor(count))) {
+      throw InvalidArgument(what + ": the count of FROM:TO:COUNT must be a whole number from 1 to 1e9, not '" + fields[2] + "'");
+    }
+    const auto n = static_cast<std::int64_t>(count);
+    for (std::int64_t k = 0; k < n; ++k) {
+      const double value = n == 1 ? from : from + (to - from) * static_cast<double>(k) / static_cast<double>(n - 1);
+      axis.values.push_back(format_scalar(k == n - 1 ? to : value, 17));
+    }
+    return axis;
+  }
+  if (fields.size() != 1) throw InvalidArgument(what + ": '" + spec + "' is neither FROM:TO:COUNT nor a list V1,V2,...");
+  for (const std::string& value : split(spec, ',')) {
+    (void)number(value, what);
+    axis.values.push_back(value);
+  }
+  return axis;
+}
+
+struct SweepRequest {
+  ModelChoice choice;
+  SimulationOptions options;
+  std::int64_t samples = 0;
+  std::uint64_t seed = 1;
+  int jobs = 0;
+  int event_columns = 3;
+  std::string out_dir;
+};
+
+// What one run leaves in the summary.
+struct Row {
+  std::string text;  // the CSV line, '\n' included
+};
+
+template <class S>
+class FirstEvents final : public Observer<S> {
+ public:
+  explicit FirstEvents(std::size_t wanted) : wanted_(wanted) {}
+  void on_event(const EventRecord<S>& record) override {
+    if (times.size() < wanted_ && record.index > static_cast<std::int64_t>(times.size())) times.push_back(record.t);
+  }
+  std::vector<S> times;
+
+ private:
+  std::size_t wanted_;
+};
+
+void append_cell(std::string* line, const std::string& cell) {
+  if (!line->empty()) *line += ',';
+  *line += cell;
+}
+
+template <class S>
+int run_sweep(const SweepRequest& request) {
+  const ModelEntry& entry = request.choice.entry();
+  ParameterValues base = entry.default_values();
+  if (!request.choice.preset.empty()) base.apply_preset(entry.presets, request.choice.preset);
+  std::vector<Axis> axes;
+  for (const std::string& assignment : request.choice.params) {
+    Axis axis = parse_axis(assignment);
+    if (axis.kind == Axis::Kind::kValues && axis.values.size() == 1) {
+      base.set(axis.name, axis.values[0]);  // one value: every run's
+      continue;
+    }
+    (void)base.text(axis.name);  // an unknown name throws, naming the model
+    const bool drawn = axis.kind != Axis::Kind::kValues;
+    if (drawn && request.samples == 0) {
+      throw InvalidArgument("--param " + axis.name + ": a distribution needs --draws N");
+    }
+    if (!drawn && request.samples > 0) {
+      throw InvalidArgument("--param " + axis.name + ": with --draws every swept parameter is drawn "
+                            "(uniform:A:B or normal:MEAN:DEVIATION); a grid or list sweeps without --draws");
+    }
+    axes.push_back(std::move(axis));
+  }
+  if (axes.empty()) throw InvalidArgument("sweep: no --param sweeps anything (give FROM:TO:COUNT, a list, or a distribution)");
+  std::int64_t count = request.samples;
+  if (request.samples == 0) {
+    double product = 1;
+    for (const Axis& axis : axes) product *= static_cast<double>(axis.values.size());
+    if (!(product <= 1e12)) throw InvalidArgument("sweep: the grid has " + format_scalar(product, 6) + " runs, more than 1e12");
+    count = static_cast<std::int64_t>(product);
+  }
+  SimulationOptions options = request.options;
+  options.validate();
+  (void)entry.make<S>(base);  // a bad parameter fails here, before anything is written
+
+  // Run i's values: the grid's mixed-radix digits (the last axis fastest), or draws from a
+  // stream seeded by (seed, i).
+  const auto values_of = [&](std::int64_t i) {
+    std::vector<std::string> out(axes.size());
+    if (request.samples > 0) {
+      std::mt19937_64 random(sweep_seed(request.seed, static_cast<std::uint64_t>(i)));
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        // Inverse transforms of 53-bit uniforms: the same draws on every platform.
+        const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
+        double value = axes[a].a + (axes[a].b - axes[a].a) * u;
+        if (axes[a].kind == Axis::Kind::kNormal) {
+          const double u2 = static_cast<double>((random() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
+          value = axes[a].a + axes[a].b * std::sqrt(-2 * std::log(u2)) * std::cos(2 * 3.14159265358979323846 * u);
+        }
+        out[a] = format_scalar(value, 17);
+      }
+      return out;
+    }
+    std::int64_t rest = i;
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      const auto size = static_cast<std::int64_t>(axes[a].values.size());
+      out[a] = axes[a].values[static_cast<std::size_t>(rest % size)];
+      rest /= size;
+    }
+    return out;
+  };
+
+  // The header, then one line per run.
+  const Model<S> probe = entry.make<S>(base);
+  std::string header = "run";
+  for (const Axis& axis : axes) append_cell(&header, axis.name);
+  for (const char* column : {"reason", "t", "mode", "events"}) append_cell(&header, column);
+  for (int k = 1; k <= request.event_columns; ++k) append_cell(&header, "t_event" + std::to_string(k));
+  for (const auto& name : probe.state_names) append_cell(&header, name);
+  for (const char* column : {"steps", "rejected", "field_evals", "guard_evals", "wall_s"}) append_cell(&header, column);
+
+  std::unique_ptr<std::ofstream> file;
+  std::ostream* out = &std::cout;
+  std::filesystem::path summary;
+  if (!request.out_dir.empty()) {
+    std::filesystem::create_directories(request.out_dir);
+    summary = std::filesystem::path(request.out_dir) / "summary.csv";
+    file = std::make_unique<std::ofstream>(summary);
+    if (!*file) throw InvalidArgument("--out: cannot write " + summary.string());
+    out = file.get();
+  }
+  *out << header << '\n';
+
+  std::mutex build;  // models are built one at a time (a model file's native code is shared)
+  const auto job = [&](std::int64_t i) {
+    const std::vector<std::string> swept = values_of(i);
+    ParameterValues values = base;
+    for (std::size_t a = 0; a < axes.size(); ++a) values.set(axes[a].name, swept[a]);
+    std::unique_ptr<const Model<S>> model;
+    {
+      std::lock_guard lock(build);
+      model = std::make_unique<const Model<S>>(entry.make<S>(values));
+    }
+    FirstEvents<S> events(static_cast<std::size_t>(request.event_columns));
+    const auto start = std::chrono::steady_clock::now();
+    const RunResult<S> result = Simulator<S>(*model, options).run(&events);
+    const double wall = seconds_since(start);
+    Row row;
+    std::string& line = row.text;
+    line = std::to_string(i);
+    for (const std::string& value : swept) append_cell(&line, value);
+    append_cell(&line, run_reason_name(result.reason));
+    append_cell(&line, format_scalar(result.t, 17));
+    append_cell(&line, result.mode >= 0 ? model->modes[static_cast<std::size_t>(result.mode)].name : "");
+    append_cell(&line, std::to_string(result.stats.events));
+    for (int k = 0; k < request.event_columns; ++k) {
+      append_cell(&line, static_cast<std::size_t>(k) < events.times.size() ? format_scalar(events.times[static_cast<std::size_t>(k)], 17) : "");
+    }
+    for (const S& x : result.x) append_cell(&line, format_scalar(x, 17));
+    for (const std::int64_t n : {result.stats.steps_accepted, result.stats.steps_rejected, result.stats.rhs_evals,
+                                 result.stats.guard_evals}) {
+      append_cell(&line, std::to_string(n));
+    }
+    append_cell(&line, format_scalar(wall, 3));
+    line += '\n';
+    return row;
+  };
+  std::int64_t failed = 0, written = 0;
+  const auto total = std::chrono::steady_clock::now();
+  EnsembleOptions ensemble;
+  ensemble.jobs = request.jobs;
+  run_ensemble<Row>(count, ensemble, job, [&](std::int64_t, Row&& row) {
+    *out << row.text;
+    failed += row.text.find(",failed,") != std::string::npos ? 1 : 0;
+    if (++written % 1000 == 0) out->flush();
+  });
+  out->flush();
+  if (!*out) throw InvalidArgument("sweep: writing the summary failed (disk full?)");
+  const double seconds = seconds_since(total);
+  std::cerr << "sweep: " << count << " runs of " << entry.name << " in " << format_scalar(seconds, 4) << " s ("
+            << format_scalar(static_cast<double>(count) / std::max(seconds, 1e-9), 4) << " runs/s) on "
+            << ensemble.threads() << " threads; " << failed << " failed";
+  if (!summary.empty()) std::cerr << "; wrote " << summary.string();
+  std::cerr << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app, int* verbosity) {
+  auto request = std::make_shared<SweepRequest>();
+  CLI::App* cmd = app.add_subcommand("sweep", "many runs over a grid or a sample of parameters, on every core");
+  add_model_options(cmd, &request->choice);
+  add_simulation_options(cmd, &request->options);
+  cmd->add_option("--draws", request->samples, "N runs drawn at random (with --param NAME=uniform:A:B or normal:MEAN:DEVIATION); --samples is the sampled strategy's")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", request->seed, "the seed of the draws (run i draws from its own stream)")->default_val(1);
+  cmd->add_option("--jobs", request->jobs, "threads (0: every core); the summary does not depend on it")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--events", request->event_columns, "the first N event times in each row")
+      ->default_val(3)
+      ->check(CLI::Range(0, 1000));
+  cmd->add_option("--out", request->out_dir, "write DIR/summary.csv (default: the summary on stdout)");
+  add_verbosity_flag(cmd, verbosity);
+  return {cmd, [request] {
+            if (request->choice.params.empty()) {
+              throw InvalidArgument("sweep: give at least one --param NAME=FROM:TO:COUNT, a list, or a distribution");
+            }
+            return with_scalar(request->choice.scalar_kind(), [&]<class S>() { return run_sweep<S>(*request); });
+          }};
+}
+
+}  // namespace hysim::app

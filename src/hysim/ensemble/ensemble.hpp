@@ -1,0 +1,127 @@
+// An ensemble of independent runs on the cores of one machine: a sweep over parameters, a
+// Monte Carlo study, the combinations of a comparison (docs/sweeps.md).
+//
+// run_ensemble(count, options, job, sink) calls job(i) for i = 0 .. count-1 on a pool of
+// options.jobs threads and hands each result to sink(i, result) on the calling thread, in the
+// order of i, whatever the number of threads and whichever thread finished first. So the sink
+// (a summary file, a reduction) sees the same sequence with 1 thread as with 64, and a job that
+// draws random numbers from a stream seeded by i (sweep_seed) gives the same values too.
+//
+// Memory stays constant in count: a worker does not start job i until i is less than `window`
+// ahead of the next result the sink is waiting for, so at most `window` results are held.
+//
+// A job must not touch shared mutable state: build its own Model and Simulator from read-only
+// inputs (a ModelEntry, ParameterValues, SimulationOptions). An exception thrown by a job stops
+// the ensemble: no job starts after it, the running ones finish, and the exception of the
+// lowest index reaches the caller after the sink has seen every result before it.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "hysim/core/errors.hpp"
+
+namespace hysim {
+
+struct EnsembleOptions {
+  int jobs = 0;               // threads; 0: every core (std::thread::hardware_concurrency)
+  std::int64_t window = 0;    // results held at most; 0: 64 per thread
+
+  // Throws InvalidArgument naming the option.
+  void validate() const {
+    if (jobs < 0) throw InvalidArgument("option jobs must be >= 0 (0: every core), not " + std::to_string(jobs));
+    if (window < 0) throw InvalidArgument("option window must be >= 0 (0: 64 per thread), not " + std::to_string(window));
+  }
+  int threads() const {
+    if (jobs > 0) return jobs;
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  }
+};
+
+// The seed of run i of a sweep seeded with `seed`: splitmix64 of both, so that neighbouring
+// runs get unrelated streams and run i's draws do not depend on the number of threads.
+inline std::uint64_t sweep_seed(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <class Result, class Job, class Sink>
+void run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, Sink&& sink) {
+  options.validate();
+  if (count <= 0) return;
+  const int threads = static_cast<int>(std::min<std::int64_t>(options.threads(), count));
+  const std::int64_t window = options.window > 0 ? options.window : 64 * static_cast<std::int64_t>(threads);
+
+  std::mutex mutex;
+  std::condition_variable ready, room;  // a result arrived; the sink took one (or a failure)
+  std::int64_t next_job = 0, next_result = 0;
+  std::map<std::int64_t, Result> done;
+  std::int64_t failed_at = count;  // the lowest index whose job threw
+  std::exception_ptr failure;
+
+  const auto worker = [&] {
+    for (;;) {
+      std::int64_t i;
+      {
+        std::unique_lock lock(mutex);
+        room.wait(lock, [&] { return next_job >= count || next_job >= failed_at || next_job < next_result + window; });
+        if (next_job >= count || next_job >= failed_at) return;
+        i = next_job++;
+      }
+      try {
+        Result result = job(i);
+        std::lock_guard lock(mutex);
+        done.emplace(i, std::move(result));
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (i < failed_at) {
+          failed_at = i;
+          failure = std::current_exception();
+        }
+        room.notify_all();
+      }
+      ready.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(threads));
+  for (int k = 0; k < threads; ++k) pool.emplace_back(worker);
+
+  std::exception_ptr sink_failure;
+  try {
+    std::vector<Result> taken;  // the next result, out of the map (0 or 1 element)
+    for (std::int64_t i = 0; i < count; ++i) {
+      {
+        std::unique_lock lock(mutex);
+        ready.wait(lock, [&] { return done.count(i) > 0 || failed_at <= i; });
+        if (failed_at <= i) break;
+        const auto found = done.find(i);
+        taken.push_back(std::move(found->second));
+        done.erase(found);
+        next_result = i + 1;
+      }
+      room.notify_all();
+      sink(i, std::move(taken.back()));
+      taken.clear();
+    }
+  } catch (...) {  // the sink failed (a full disk): stop the workers, then rethrow
+    sink_failure = std::current_exception();
+    std::lock_guard lock(mutex);
+    failed_at = std::min(failed_at, next_job);
+  }
+  room.notify_all();
+  for (auto& thread : pool) thread.join();
+  if (sink_failure) std::rethrow_exception(sink_failure);
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace hysim
