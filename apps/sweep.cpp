@@ -33,11 +33,20 @@ namespace {
 
 // One swept parameter: its values (a grid or a list), or a distribution to draw from.
 struct Axis {
-  enum class Kind { kValues, kUniform, kNormal };
+  enum class Kind { kValues, kGrid, kUniform, kNormal };
   std::string name;
   Kind kind = Kind::kValues;
   std::vector<std::string> values;  // kValues: the texts, parsed per scalar type by the model
-  double a = 0, b = 0;              // kUniform: [a, b); kNormal: mean a, deviation b
+  double a = 0, b = 0;              // kGrid: from a to b; kUniform: [a, b); kNormal: mean a, deviation b
+  std::int64_t count = 0;           // kGrid: its values (computed when needed: constant memory)
+
+  std::int64_t size() const { return kind == Kind::kGrid ? count : static_cast<std::int64_t>(values.size()); }
+  // Value k of a grid or a list.
+  std::string value(std::int64_t k) const {
+    if (kind != Kind::kGrid) return values[static_cast<std::size_t>(k)];
+    if (k == count - 1) return format_scalar(b, 17);
+    return format_scalar(count == 1 ? a : a + (b - a) * static_cast<double>(k) / static_cast<double>(count - 1), 17);
+  }
 };
 
 double number(const std::string& text, const std::string& what) { return parse_decimal<double>(text, what); }
@@ -82,11 +91,10 @@ Axis parse_axis(const std::string& assignment) {
     if (!(count >= 1 && count <= 1e9 && count == std::floor(count))) {
       throw InvalidArgument(what + ": the count of FROM:TO:COUNT must be a whole number from 1 to 1e9, not '" + fields[2] + "'");
     }
-    const auto n = static_cast<std::int64_t>(count);
-    for (std::int64_t k = 0; k < n; ++k) {
-      const double value = n == 1 ? from : from + (to - from) * static_cast<double>(k) / static_cast<double>(n - 1);
-      axis.values.push_back(format_scalar(k == n - 1 ? to : value, 17));
-    }
+    axis.kind = Axis::Kind::kGrid;
+    axis.a = from;
+    axis.b = count == 1 ? from : to;
+    axis.count = static_cast<std::int64_t>(count);
     return axis;
   }
   if (fields.size() != 1) throw InvalidArgument(what + ": '" + spec + "' is neither FROM:TO:COUNT nor a list V1,V2,...");
@@ -138,12 +146,12 @@ int run_sweep(const SweepRequest& request) {
   std::vector<Axis> axes;
   for (const std::string& assignment : request.choice.params) {
     Axis axis = parse_axis(assignment);
-    if (axis.kind == Axis::Kind::kValues && axis.values.size() == 1) {
-      base.set(axis.name, axis.values[0]);  // one value: every run's
+    if ((axis.kind == Axis::Kind::kValues || axis.kind == Axis::Kind::kGrid) && axis.size() == 1) {
+      base.set(axis.name, axis.value(0));  // one value: every run's
       continue;
     }
     (void)base.text(axis.name);  // an unknown name throws, naming the model
-    const bool drawn = axis.kind != Axis::Kind::kValues;
+    const bool drawn = axis.kind == Axis::Kind::kUniform || axis.kind == Axis::Kind::kNormal;
     if (drawn && request.samples == 0) {
       throw InvalidArgument("--param " + axis.name + ": a distribution needs --draws N");
     }
@@ -157,7 +165,7 @@ int run_sweep(const SweepRequest& request) {
   std::int64_t count = request.samples;
   if (request.samples == 0) {
     double product = 1;
-    for (const Axis& axis : axes) product *= static_cast<double>(axis.values.size());
+    for (const Axis& axis : axes) product *= static_cast<double>(axis.size());
     if (!(product <= 1e12)) throw InvalidArgument("sweep: the grid has " + format_scalar(product, 6) + " runs, more than 1e12");
     count = static_cast<std::int64_t>(product);
   }
@@ -185,9 +193,8 @@ int run_sweep(const SweepRequest& request) {
     }
     std::int64_t rest = i;
     for (std::size_t a = axes.size(); a-- > 0;) {
-      const auto size = static_cast<std::int64_t>(axes[a].values.size());
-      out[a] = axes[a].values[static_cast<std::size_t>(rest % size)];
-      rest /= size;
+      out[a] = axes[a].value(rest % axes[a].size());
+      rest /= axes[a].size();
     }
     return out;
   };

@@ -364,6 +364,17 @@ check "sweep --draws: --jobs 1 and 2 draw the same values" \
   cmp <(rev "$TMP/draws1.csv" | cut -d, -f2- | rev) <(rev "$TMP/draws2.csv" | cut -d, -f2- | rev)
 "$HYSIM" sweep pwm-servo --param kp=uniform:0.05:0.2 --draws 5 --seed 8 --t-end 0.1 >"$TMP/draws8.csv" 2>/dev/null
 check "sweep --draws: another seed draws other values" test "$(sed -n 2p "$TMP/draws8.csv" | cut -d, -f2)" != "$(sed -n 2p "$TMP/draws1.csv" | cut -d, -f2)"
+# A sweep's memory does not grow with its runs: 200,000 runs within 1.2x of 2,000.
+sweep_peak() {
+  python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$HYSIM" sweep exponential --param "y0=0.5:2:$1" --t-end 0.01 --out "$TMP/sweep-rss$1"
+}
+few=$(sweep_peak 2000)
+many=$(sweep_peak 200000)
+check "sweep: peak memory of 200000 runs ($many kB) within 1.2x of 2000 runs ($few kB)" \
+  python3 -c "import sys; sys.exit(0 if $many <= 1.2 * $few else 1)"
+rm -rf "$TMP"/sweep-rss*
 check "sweep: says how many runs per second" grep -q "sweep: 200 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
 
 # SIGINT stops a run cleanly at its next step: files flushed, stats.json says so, exit 130.
