@@ -23,6 +23,7 @@ struct CompareRequest {
   std::vector<std::string> strategies;
   std::vector<std::string> solvers;
   std::string out_dir;
+  int jobs = 0;  // threads (0: every core)
 };
 
 // The table's columns: see docs/cli.md, `hysim compare`.
@@ -63,7 +64,7 @@ std::vector<std::string> cells_of(const Evaluation& run, const ErrorColumns& err
 }
 
 int compare(const CompareRequest& request) {
-  const Comparison c = compare_runs(request.choice, request.options, request.strategies, request.solvers);
+  const Comparison c = compare_runs(request.choice, request.options, request.jobs, request.strategies, request.solvers);
   const Reference* ref = c.reference_or_null();
   Table shown, exact;
   shown.header = exact.header = header_of(c.errors);
@@ -103,6 +104,9 @@ Command add_compare_command(CLI::App& app, int* verbosity) {
   add_strategies_option(cmd, &request->strategies, "every strategy");
   add_solvers_option(cmd, &request->solvers, request->options.solver);
   cmd->add_option("--out", request->out_dir, "write compare.csv and compare.json here");
+  cmd->add_option("--jobs", request->jobs, "threads (0: every core); the numbers do not depend on it, the wall times do")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
   add_verbosity_flag(cmd, verbosity);
   return {cmd, [request] { return compare(*request); }};
 }

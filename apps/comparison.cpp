@@ -35,7 +35,7 @@ nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const
   return out;
 }
 
-Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& options,
+Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& options, int jobs,
                         const std::vector<std::string>& strategies, const std::vector<std::string>& solvers) {
   Comparison c(choice, choice.values());
   c.strategies = checked_strategies(strategies);
@@ -44,7 +44,7 @@ Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& opti
   c.base.solver = c.solvers.front();
   check_common_options(choice, c.values, c.base);
   c.reference = reference_for(choice, c.values, c.base.t_end, &c.why_no_reference);
-  c.runs = evaluate(choice, c.values, solver_strategy_grid(c.base, c.solvers, c.strategies), c.reference_or_null());
+  c.runs = evaluate(choice, c.values, solver_strategy_grid(c.base, c.solvers, c.strategies), c.reference_or_null(), jobs);
   c.errors = error_columns(choice.entry().make<double>(c.values).state_names, kTableOneEvents);
   return c;
 }

@@ -35,7 +35,7 @@ struct Comparison {
 
 // Checks the choice and the options (InvalidArgument), then runs every combination. Empty
 // lists: every strategy, and options.solver alone.
-Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& options,
+Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& options, int jobs,
                         const std::vector<std::string>& strategies, const std::vector<std::string>& solvers);
 
 // One run as compare.json holds it: solver, strategy, outcome, note, stats, one_sided_share,

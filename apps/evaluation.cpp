@@ -1,5 +1,7 @@
 #include "apps/evaluation.hpp"
 
+#include "hysim/ensemble/ensemble.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -148,11 +150,19 @@ void check_common_options(const ModelChoice& choice, const ParameterValues& valu
 }
 
 std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValues& values,
-                                 const std::vector<SimulationOptions>& runs, const Reference* reference) {
+                                 const std::vector<SimulationOptions>& runs, const Reference* reference, int jobs) {
   return with_scalar(choice.scalar_kind(), [&]<class S>() {
+    // One model, read by every thread: its fields and guards keep no state between calls
+    // (a model file's tape has a buffer per thread).
     const Model<S> model = choice.entry().make<S>(values);
     std::vector<Evaluation> evaluations;
-    for (const auto& options : runs) evaluations.push_back(evaluate_one(model, options, reference));
+    evaluations.reserve(runs.size());
+    EnsembleOptions ensemble;
+    ensemble.jobs = jobs;
+    run_ensemble<Evaluation>(
+        static_cast<std::int64_t>(runs.size()), ensemble,
+        [&](std::int64_t i) { return evaluate_one(model, runs[static_cast<std::size_t>(i)], reference); },
+        [&](std::int64_t, Evaluation&& run) { evaluations.push_back(std::move(run)); });
     return evaluations;
   });
 }

@@ -36,6 +36,7 @@ struct WorkPrecisionRequest {
   int per_decade = 1;
   double atol_factor = 1e-3;  // atol = atol_factor * rtol
   std::string out_dir;
+  int jobs = 0;  // threads (0: every core)
 };
 
 constexpr int kMostTolerances = 1000;  // a sweep longer than this is a typing mistake
@@ -199,7 +200,7 @@ int workprecision(const WorkPrecisionRequest& request) {
   if (!reference) throw InvalidArgument("workprecision needs a reference: " + why_not);
 
   const std::vector<Evaluation> runs =
-      evaluate(request.choice, values, sweep_runs(base, solvers, strategies, rtols, request.atol_factor), &*reference);
+      evaluate(request.choice, values, sweep_runs(base, solvers, strategies, rtols, request.atol_factor), &*reference, request.jobs);
 
   Table shown, exact;
   shown.header = exact.header = kHeader;
@@ -263,6 +264,9 @@ Command add_workprecision_command(CLI::App& app, int* verbosity) {
   cmd->add_option("--atol-factor", request->atol_factor, "atol = atol-factor * rtol")
       ->default_val(request->atol_factor);
   cmd->add_option("--out", request->out_dir, "write workprecision.csv, .gp and .png here")->required();
+  cmd->add_option("--jobs", request->jobs, "threads (0: every core); the numbers do not depend on it, the wall times do")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
   add_verbosity_flag(cmd, verbosity);
   return {cmd, [request] { return workprecision(*request); }};
 }

@@ -208,7 +208,7 @@ py::object compare(const PyModel& model, const py::object& strategies, const py:
   nlohmann::json json;
   {
     py::gil_scoped_release release;
-    json = app::compare_runs(choice, options, names_or_all(strategies), names_or_all(solvers)).json();
+    json = app::compare_runs(choice, options, 0, names_or_all(strategies), names_or_all(solvers)).json();
   }
   return to_python(json);
 }

@@ -364,6 +364,27 @@ check "sweep --draws: --jobs 1 and 2 draw the same values" \
   cmp <(rev "$TMP/draws1.csv" | cut -d, -f2- | rev) <(rev "$TMP/draws2.csv" | cut -d, -f2- | rev)
 "$HYSIM" sweep pwm-servo --param kp=uniform:0.05:0.2 --draws 5 --seed 8 --t-end 0.1 >"$TMP/draws8.csv" 2>/dev/null
 check "sweep --draws: another seed draws other values" test "$(sed -n 2p "$TMP/draws8.csv" | cut -d, -f2)" != "$(sed -n 2p "$TMP/draws1.csv" | cut -d, -f2)"
+# compare and workprecision run their combinations on every core: the same numbers as on one.
+same_but_wall() {
+  python3 - "$1" "$2" <<'PY'
+import csv, sys
+def rows(path):
+    out = []
+    for row in csv.DictReader(open(path)):
+        row.pop("wall_seconds", None)
+        out.append(row)
+    return out
+sys.exit(0 if rows(sys.argv[1]) == rows(sys.argv[2]) and rows(sys.argv[1]) else 1)
+PY
+}
+for j in 1 2; do
+  "$HYSIM" compare pwm-servo --t-end 2 --jobs $j --out "$TMP/cmp$j" >/dev/null 2>&1
+  "$HYSIM" workprecision drag-ball --strategies gamma-refine,bisection --solvers dopri5,bs3 --rtol-from 1e-4 --rtol-to 1e-8 \
+    --jobs $j --out "$TMP/wp$j" >/dev/null 2>&1
+done
+check "compare --jobs 1 and 2: the same table but the wall times" same_but_wall "$TMP/cmp1/compare.csv" "$TMP/cmp2/compare.csv"
+check "workprecision --jobs 1 and 2: the same points but the wall times" \
+  same_but_wall "$TMP/wp1/workprecision.csv" "$TMP/wp2/workprecision.csv"
 # A sweep's memory does not grow with its runs: 200,000 runs within 1.2x of 2,000.
 sweep_peak() {
   python3 -c 'import resource, subprocess, sys
