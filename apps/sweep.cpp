@@ -11,6 +11,7 @@
 // values, how it ended, its events, the first --events event times, the final state, the
 // work counters and the wall time. Every column but the wall time is the same whatever --jobs.
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,7 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
+#include "apps/sweep.hpp"
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/ensemble/ensemble.hpp"
@@ -105,20 +107,6 @@ Axis parse_axis(const std::string& assignment) {
   return axis;
 }
 
-struct SweepRequest {
-  ModelChoice choice;
-  SimulationOptions options;
-  std::int64_t samples = 0;
-  std::uint64_t seed = 1;
-  int jobs = 0;
-  int event_columns = 3;
-  std::string out_dir;
-};
-
-// What one run leaves in the summary.
-struct Row {
-  std::string text;  // the CSV line, '\n' included
-};
 
 template <class S>
 class FirstEvents final : public Observer<S> {
@@ -133,13 +121,9 @@ class FirstEvents final : public Observer<S> {
   std::size_t wanted_;
 };
 
-void append_cell(std::string* line, const std::string& cell) {
-  if (!line->empty()) *line += ',';
-  *line += cell;
-}
-
 template <class S>
-int run_sweep(const SweepRequest& request) {
+SweepSummary sweep_in(const SweepRequest& request, const std::function<void(const std::vector<std::string>&)>& header_out,
+                      const std::function<void(std::vector<std::string>&&)>& row_out) {
   const ModelEntry& entry = request.choice.entry();
   ParameterValues base = entry.default_values();
   if (!request.choice.preset.empty()) base.apply_preset(entry.presets, request.choice.preset);
@@ -201,24 +185,13 @@ int run_sweep(const SweepRequest& request) {
 
   // The header, then one line per run.
   const Model<S> probe = entry.make<S>(base);
-  std::string header = "run";
-  for (const Axis& axis : axes) append_cell(&header, axis.name);
-  for (const char* column : {"reason", "t", "mode", "events"}) append_cell(&header, column);
-  for (int k = 1; k <= request.event_columns; ++k) append_cell(&header, "t_event" + std::to_string(k));
-  for (const auto& name : probe.state_names) append_cell(&header, name);
-  for (const char* column : {"steps", "rejected", "field_evals", "guard_evals", "wall_s"}) append_cell(&header, column);
-
-  std::unique_ptr<std::ofstream> file;
-  std::ostream* out = &std::cout;
-  std::filesystem::path summary;
-  if (!request.out_dir.empty()) {
-    std::filesystem::create_directories(request.out_dir);
-    summary = std::filesystem::path(request.out_dir) / "summary.csv";
-    file = std::make_unique<std::ofstream>(summary);
-    if (!*file) throw InvalidArgument("--out: cannot write " + summary.string());
-    out = file.get();
-  }
-  *out << header << '\n';
+  std::vector<std::string> header = {"run"};
+  for (const Axis& axis : axes) header.push_back(axis.name);
+  for (const char* column : {"reason", "t", "mode", "events"}) header.emplace_back(column);
+  for (int k = 1; k <= request.event_columns; ++k) header.push_back("t_event" + std::to_string(k));
+  for (const auto& name : probe.state_names) header.push_back(name);
+  for (const char* column : {"steps", "rejected", "field_evals", "guard_evals", "wall_s"}) header.emplace_back(column);
+  header_out(header);
 
   std::mutex build;  // models are built one at a time (a model file's native code is shared)
   const auto job = [&](std::int64_t i) {
@@ -234,47 +207,84 @@ int run_sweep(const SweepRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     const RunResult<S> result = Simulator<S>(*model, options).run(&events);
     const double wall = seconds_since(start);
-    Row row;
-    std::string& line = row.text;
-    line = std::to_string(i);
-    for (const std::string& value : swept) append_cell(&line, value);
-    append_cell(&line, run_reason_name(result.reason));
-    append_cell(&line, format_scalar(result.t, 17));
-    append_cell(&line, result.mode >= 0 ? model->modes[static_cast<std::size_t>(result.mode)].name : "");
-    append_cell(&line, std::to_string(result.stats.events));
+    std::vector<std::string> cells = {std::to_string(i)};
+    cells.insert(cells.end(), swept.begin(), swept.end());
+    cells.emplace_back(run_reason_name(result.reason));
+    cells.push_back(format_scalar(result.t, 17));
+    cells.push_back(result.mode >= 0 ? model->modes[static_cast<std::size_t>(result.mode)].name : "");
+    cells.push_back(std::to_string(result.stats.events));
     for (int k = 0; k < request.event_columns; ++k) {
-      append_cell(&line, static_cast<std::size_t>(k) < events.times.size() ? format_scalar(events.times[static_cast<std::size_t>(k)], 17) : "");
+      const auto at = static_cast<std::size_t>(k);
+      cells.push_back(at < events.times.size() ? format_scalar(events.times[at], 17) : "");
     }
-    for (const S& x : result.x) append_cell(&line, format_scalar(x, 17));
+    for (const S& x : result.x) cells.push_back(format_scalar(x, 17));
     for (const std::int64_t n : {result.stats.steps_accepted, result.stats.steps_rejected, result.stats.rhs_evals,
                                  result.stats.guard_evals}) {
-      append_cell(&line, std::to_string(n));
+      cells.push_back(std::to_string(n));
     }
-    append_cell(&line, format_scalar(wall, 3));
-    line += '\n';
-    return row;
+    cells.push_back(format_scalar(wall, 3));
+    return cells;
   };
-  std::int64_t failed = 0, written = 0;
+  SweepSummary summary;
+  summary.runs = count;
   const auto total = std::chrono::steady_clock::now();
   EnsembleOptions ensemble;
   ensemble.jobs = request.jobs;
-  run_ensemble<Row>(count, ensemble, job, [&](std::int64_t, Row&& row) {
-    *out << row.text;
-    failed += row.text.find(",failed,") != std::string::npos ? 1 : 0;
-    if (++written % 1000 == 0) out->flush();
+  summary.threads = static_cast<int>(std::min<std::int64_t>(ensemble.threads(), count));
+  const std::size_t reason = 1 + axes.size();
+  run_ensemble<std::vector<std::string>>(count, ensemble, job, [&](std::int64_t, std::vector<std::string>&& cells) {
+    summary.failed += cells[reason] == run_reason_name(RunReason::kFailed) ? 1 : 0;
+    row_out(std::move(cells));
   });
+  summary.seconds = seconds_since(total);
+  return summary;
+}
+
+// The command: the summary as CSV, streamed to DIR/summary.csv or stdout.
+int sweep_command(const SweepRequest& request) {
+  std::unique_ptr<std::ofstream> file;
+  std::ostream* out = &std::cout;
+  std::filesystem::path path;
+  std::int64_t written = 0;
+  const auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) *out << (c == 0 ? "" : ",") << cells[c];
+    *out << '\n';
+    if (++written % 1000 == 0) out->flush();
+  };
+  const SweepSummary summary = run_sweep(
+      request,
+      [&](const std::vector<std::string>& header) {  // every input is checked by now
+        if (!request.out_dir.empty()) {
+          std::filesystem::create_directories(request.out_dir);
+          path = std::filesystem::path(request.out_dir) / "summary.csv";
+          file = std::make_unique<std::ofstream>(path);
+          if (!*file) throw InvalidArgument("--out: cannot write " + path.string());
+          out = file.get();
+        }
+        line(header);
+      },
+      [&](std::vector<std::string>&& cells) { line(cells); });
   out->flush();
-  if (!*out) throw InvalidArgument("sweep: writing the summary failed (disk full?)");
-  const double seconds = seconds_since(total);
-  std::cerr << "sweep: " << count << " runs of " << entry.name << " in " << format_scalar(seconds, 4) << " s ("
-            << format_scalar(static_cast<double>(count) / std::max(seconds, 1e-9), 4) << " runs/s) on "
-            << ensemble.threads() << " threads; " << failed << " failed";
-  if (!summary.empty()) std::cerr << "; wrote " << summary.string();
+  if (!*out) throw Error("sweep: writing the summary failed (disk full?)");
+  std::cerr << "sweep: " << summary.runs << " runs of " << request.choice.entry().name << " in "
+            << format_scalar(summary.seconds, 4) << " s ("
+            << format_scalar(static_cast<double>(summary.runs) / std::max(summary.seconds, 1e-9), 4) << " runs/s) on "
+            << summary.threads << " threads; " << summary.failed << " failed";
+  if (!path.empty()) std::cerr << "; wrote " << path.string();
   std::cerr << "\n";
   return 0;
 }
 
 }  // namespace
+
+SweepSummary run_sweep(const SweepRequest& request,
+                       const std::function<void(const std::vector<std::string>&)>& header,
+                       const std::function<void(std::vector<std::string>&&)>& row) {
+  if (request.choice.params.empty()) {
+    throw InvalidArgument("sweep: give at least one --param NAME=FROM:TO:COUNT, a list, or a distribution");
+  }
+  return with_scalar(request.choice.scalar_kind(), [&]<class S>() { return sweep_in<S>(request, header, row); });
+}
 
 Command add_sweep_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<SweepRequest>();
@@ -293,10 +303,7 @@ Command add_sweep_command(CLI::App& app, int* verbosity) {
   cmd->add_option("--out", request->out_dir, "write DIR/summary.csv (default: the summary on stdout)");
   add_verbosity_flag(cmd, verbosity);
   return {cmd, [request] {
-            if (request->choice.params.empty()) {
-              throw InvalidArgument("sweep: give at least one --param NAME=FROM:TO:COUNT, a list, or a distribution");
-            }
-            return with_scalar(request->choice.scalar_kind(), [&]<class S>() { return run_sweep<S>(*request); });
+            return sweep_command(*request);
           }};
 }
 

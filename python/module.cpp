@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "apps/comparison.hpp"
+#include "apps/sweep.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/lang/build.hpp"
@@ -229,6 +230,60 @@ py::object reproduce(const std::string& name, const py::object& strategies, cons
   return to_python(json);
 }
 
+// A sweep as `hysim sweep` runs it (apps/sweep.hpp): params maps a name to a spec
+// ("0.05:0.2:64", "uniform:0.1:0.2", a number, or a list of numbers). The summary comes back
+// as columns: numpy float64 arrays, the text columns (reason, mode) as lists of str.
+py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws, std::uint64_t seed, int jobs,
+               int events, const std::string& scalar, const py::kwargs& kwargs) {
+  app::SweepRequest request;
+  request.choice = model.choice;
+  request.choice.scalar = scalar;
+  for (const auto& [key, value] : params) {
+    std::string spec;
+    if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+      for (const auto& item : value) {
+        if (!spec.empty()) spec += ',';
+        spec += std::string(py::str(item));
+      }
+    } else {
+      spec = py::str(value);
+    }
+    std::string assignment = py::str(key);
+    assignment += '=';
+    assignment += spec;
+    request.choice.params.push_back(std::move(assignment));
+  }
+  request.options = options_from(model, kwargs);
+  request.samples = draws;
+  request.seed = seed;
+  request.jobs = jobs;
+  request.event_columns = events;
+  if (draws < 0 || jobs < 0 || events < 0) throw InvalidArgument("sweep: draws, jobs and events must be >= 0");
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  {
+    py::gil_scoped_release release;
+    app::run_sweep(request, [&](const std::vector<std::string>& h) { header = h; },
+                   [&](std::vector<std::string>&& cells) { rows.push_back(std::move(cells)); });
+  }
+  py::dict out;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (header[c] == "reason" || header[c] == "mode") {
+      py::list texts;
+      for (const auto& row : rows) texts.append(row[c]);
+      out[py::str(header[c])] = texts;
+      continue;
+    }
+    py::array_t<double> numbers(static_cast<py::ssize_t>(rows.size()));
+    auto view = numbers.mutable_unchecked<1>();
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      view(static_cast<py::ssize_t>(r)) = rows[r][c].empty() ? std::nan("") : std::stod(rows[r][c]);
+    }
+    out[py::str(header[c])] = numbers;
+  }
+  return out;
+}
+
 py::dict run(const PyModel& model, const std::string& scalar, bool trajectory, const py::kwargs& kwargs) {
   const SimulationOptions options = options_from(model, kwargs);
   switch (parse_scalar_kind(scalar)) {
@@ -274,6 +329,13 @@ PYBIND11_MODULE(hysim, module) {
            "run(scalar='double', trajectory=True, **options): one simulation; options are the fields of "
            "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...). Returns a dict: "
            "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)")
+      .def("sweep", &python::sweep, py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
+           py::arg("events") = 3, py::arg("scalar") = "double",
+           "sweep(params, draws=0, seed=1, jobs=0, events=3, scalar='double', **options): many runs over a grid "
+           "or a sample of parameters on every core, as `hysim sweep` (docs/sweeps.md). params maps a name to "
+           "'FROM:TO:COUNT', a list of values, a value, or with draws 'uniform:A:B' / 'normal:MEAN:DEVIATION'. "
+           "Returns the summary as columns: run, the swept parameters, reason, t, mode, events, t_event1.., the "
+           "final state, steps, rejected, field_evals, guard_evals, wall_s (numpy arrays; reason and mode lists)")
       .def("compare", &python::compare, py::arg("strategies") = py::none(), py::arg("solvers") = py::none(),
            py::arg("scalar") = "double",
            "compare(strategies=None, solvers=None, scalar='double', **options): every (solver, strategy) "

@@ -175,3 +175,28 @@ def test_reproduce_shpakov_as_data(monkeypatch):
     assert int(thirty["exact"] * 100) / 100 == 2.88
     outlier = rows["1 kg cart, 1 kg bob: period modelled at 5 deg [s]"]
     assert 0.04 < outlier["published_deviation"] < 0.05
+
+
+def test_sweep_returns_the_programs_summary_as_columns(tmp_path):
+    # The same grid from Python and from `hysim sweep`: every number of every run agrees, and
+    # the columns are arrays.
+    pwm = hysim.Model("pwm-servo")
+    s = pwm.sweep({"kp": "0.05:0.2:20", "u": [0.5, 1]}, t_end=1.0, jobs=2)
+    assert len(s["run"]) == 40 and s["reason"][0] == "reached t_end"
+    assert s["kp"][0] == 0.05 and s["kp"][-1] == 0.2 and s["u"][1] == 1.0
+    out = tmp_path / "sweep"
+    done = subprocess.run([PROGRAM, "sweep", "pwm-servo", "--param", "kp=0.05:0.2:20", "--param", "u=0.5,1",
+                           "--t-end", "1", "--jobs", "1", "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 40
+    for i, row in enumerate(rows):
+        for column in ("kp", "u", "t", "events", "t_event1", "omega", "phi", "saw", "guard_evals"):
+            assert float(row[column]) == s[column][i], (i, column)
+    # Draws: the same seed, the same values; a distribution without draws is an error.
+    a = pwm.sweep({"kp": "uniform:0.05:0.2"}, draws=10, seed=3, t_end=0.1, jobs=1)
+    b = pwm.sweep({"kp": "uniform:0.05:0.2"}, draws=10, seed=3, t_end=0.1, jobs=2)
+    assert list(a["kp"]) == list(b["kp"]) and 0.05 <= min(a["kp"]) and max(a["kp"]) < 0.2
+    with pytest.raises(ValueError, match="needs --draws"):
+        pwm.sweep({"kp": "uniform:0.05:0.2"})
