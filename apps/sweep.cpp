@@ -153,6 +153,14 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
     if (!(product <= 1e12)) throw InvalidArgument("sweep: the grid has " + format_scalar(product, 6) + " runs, more than 1e12");
     count = static_cast<std::int64_t>(product);
   }
+  // A part of the sweep, [first, first + runs): a chunk for one worker of a cluster.
+  if (request.first < 0 || request.first >= count) {
+    throw InvalidArgument("sweep: the first run " + std::to_string(request.first) + " is not one of the sweep's " +
+                          std::to_string(count) + " runs");
+  }
+  if (request.runs < 0) throw InvalidArgument("sweep: the number of runs of a part must be >= 0 (0: to the end)");
+  const std::int64_t first = request.first;
+  count = request.runs > 0 ? std::min(request.runs, count - first) : count - first;
   SimulationOptions options = request.options;
   options.validate();
   (void)entry.make<S>(base);  // a bad parameter fails here, before anything is written
@@ -194,7 +202,8 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   header_out(header);
 
   std::mutex build;  // models are built one at a time (a model file's native code is shared)
-  const auto job = [&](std::int64_t i) {
+  const auto job = [&](std::int64_t part) {
+    const std::int64_t i = first + part;
     const std::vector<std::string> swept = values_of(i);
     ParameterValues values = base;
     for (std::size_t a = 0; a < axes.size(); ++a) values.set(axes[a].name, swept[a]);
@@ -301,6 +310,10 @@ Command add_sweep_command(CLI::App& app, int* verbosity) {
       ->default_val(3)
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--out", request->out_dir, "write DIR/summary.csv (default: the summary on stdout)");
+  cmd->add_option("--first", request->first, "a part of the sweep: its first run (a chunk for a cluster's worker)")
+      ->default_val(0);
+  cmd->add_option("--runs", request->runs, "a part of the sweep: how many runs from --first (0: to the end)")
+      ->default_val(0);
   add_verbosity_flag(cmd, verbosity);
   return {cmd, [request] {
             return sweep_command(*request);

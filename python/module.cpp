@@ -234,7 +234,7 @@ py::object reproduce(const std::string& name, const py::object& strategies, cons
 // ("0.05:0.2:64", "uniform:0.1:0.2", a number, or a list of numbers). The summary comes back
 // as columns: numpy float64 arrays, the text columns (reason, mode) as lists of str.
 py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws, std::uint64_t seed, int jobs,
-               int events, const std::string& scalar, const py::kwargs& kwargs) {
+               int events, std::int64_t first, std::int64_t runs, const std::string& scalar, const py::kwargs& kwargs) {
   app::SweepRequest request;
   request.choice = model.choice;
   request.choice.scalar = scalar;
@@ -258,6 +258,8 @@ py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws,
   request.seed = seed;
   request.jobs = jobs;
   request.event_columns = events;
+  request.first = first;
+  request.runs = runs;
   if (draws < 0 || jobs < 0 || events < 0) throw InvalidArgument("sweep: draws, jobs and events must be >= 0");
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
@@ -330,10 +332,12 @@ PYBIND11_MODULE(hysim, module) {
            "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...). Returns a dict: "
            "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)")
       .def("sweep", &python::sweep, py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
-           py::arg("events") = 3, py::arg("scalar") = "double",
-           "sweep(params, draws=0, seed=1, jobs=0, events=3, scalar='double', **options): many runs over a grid "
+           py::arg("events") = 3, py::arg("first") = 0, py::arg("runs") = 0, py::arg("scalar") = "double",
+           "sweep(params, draws=0, seed=1, jobs=0, events=3, first=0, runs=0, scalar='double', **options): many "
+           "runs over a grid "
            "or a sample of parameters on every core, as `hysim sweep` (docs/sweeps.md). params maps a name to "
-           "'FROM:TO:COUNT', a list of values, a value, or with draws 'uniform:A:B' / 'normal:MEAN:DEVIATION'. "
+           "'FROM:TO:COUNT', a list of values, a value, or with draws 'uniform:A:B' / 'normal:MEAN:DEVIATION'; "
+           "first and runs select a part (a chunk for a cluster: docs/sweeps.md). "
            "Returns the summary as columns: run, the swept parameters, reason, t, mode, events, t_event1.., the "
            "final state, steps, rejected, field_evals, guard_evals, wall_s (numpy arrays; reason and mode lists)")
       .def("compare", &python::compare, py::arg("strategies") = py::none(), py::arg("solvers") = py::none(),

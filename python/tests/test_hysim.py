@@ -200,3 +200,38 @@ def test_sweep_returns_the_programs_summary_as_columns(tmp_path):
     assert list(a["kp"]) == list(b["kp"]) and 0.05 <= min(a["kp"]) and max(a["kp"]) < 0.2
     with pytest.raises(ValueError, match="needs --draws"):
         pwm.sweep({"kp": "uniform:0.05:0.2"})
+
+
+def test_a_sweep_on_a_dask_local_cluster_gives_the_programs_summary(tmp_path):
+    # examples/python/dask_sweep.py: 2 worker processes run chunks of 25 runs; the joined
+    # summary is `hysim sweep`'s, run for run (all columns but the wall time).
+    import distributed  # Debian python3-distributed (scripts/setup.sh)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dask_sweep", os.path.join(SOURCE, "examples/python/dask_sweep.py"))
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = distributed.Client(cluster)
+    try:
+        assert len(client.scheduler_info()["workers"]) == 2
+        params = {"kp": "0.05:0.2:100", "u": "0.5,1"}
+        summary = example.dask_sweep(client, "pwm-servo", params, total=200, chunk=25, t_end=1.0, jobs=1)
+    finally:
+        client.close()
+        cluster.close()
+    out = tmp_path / "sweep"
+    done = subprocess.run([PROGRAM, "sweep", "pwm-servo", "--param", "kp=0.05:0.2:100", "--param", "u=0.5,1",
+                           "--t-end", "1", "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(summary["run"]) == 200
+    for i, row in enumerate(rows):
+        for column, text in row.items():
+            if column == "wall_s":
+                continue
+            ours = summary[column][i]
+            if column in ("reason", "mode"):
+                assert ours == text, (i, column)
+            else:
+                assert (math.isnan(ours) and text == "") or ours == float(text), (i, column)
