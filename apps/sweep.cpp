@@ -22,6 +22,8 @@
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/sweep.hpp"
@@ -250,10 +252,21 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
 }
 
 // The command: the summary as CSV, streamed to DIR/summary.csv or stdout.
+// A JSON value for a summary cell: text columns quoted, numbers as written, an empty or
+// non-finite cell null.
+std::string json_cell(const std::string& column, const std::string& cell) {
+  if (column == "reason" || column == "mode") return nlohmann::json(cell).dump();
+  if (cell.empty() || cell == "nan" || cell == "inf" || cell == "-inf") return "null";
+  return cell;
+}
+
+// The command: the summary as CSV (to DIR/summary.csv, or stdout) and, with --out, as JSON
+// (DIR/summary.json: an array of one object per run), both streamed.
 int sweep_command(const SweepRequest& request) {
-  std::unique_ptr<std::ofstream> file;
+  std::unique_ptr<std::ofstream> file, json;
   std::ostream* out = &std::cout;
-  std::filesystem::path path;
+  std::filesystem::path path, json_path;
+  std::vector<std::string> columns;
   std::int64_t written = 0;
   const auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t c = 0; c < cells.size(); ++c) *out << (c == 0 ? "" : ",") << cells[c];
@@ -263,23 +276,36 @@ int sweep_command(const SweepRequest& request) {
   const SweepSummary summary = run_sweep(
       request,
       [&](const std::vector<std::string>& header) {  // every input is checked by now
+        columns = header;
         if (!request.out_dir.empty()) {
           std::filesystem::create_directories(request.out_dir);
           path = std::filesystem::path(request.out_dir) / "summary.csv";
+          json_path = std::filesystem::path(request.out_dir) / "summary.json";
           file = std::make_unique<std::ofstream>(path);
-          if (!*file) throw InvalidArgument("--out: cannot write " + path.string());
+          json = std::make_unique<std::ofstream>(json_path);
+          if (!*file || !*json) throw InvalidArgument("--out: cannot write " + path.string() + " and " + json_path.string());
           out = file.get();
+          *json << "[";
         }
         line(header);
       },
-      [&](std::vector<std::string>&& cells) { line(cells); });
+      [&](std::vector<std::string>&& cells) {
+        line(cells);
+        if (!json) return;
+        *json << (written > 2 ? ",\n{" : "\n{");
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          *json << (c == 0 ? "" : ", ") << nlohmann::json(columns[c]).dump() << ": " << json_cell(columns[c], cells[c]);
+        }
+        *json << "}";
+      });
   out->flush();
-  if (!*out) throw Error("sweep: writing the summary failed (disk full?)");
+  if (json) *json << "\n]\n" << std::flush;
+  if (!*out || (json && !*json)) throw Error("sweep: writing the summary failed (disk full?)");
   std::cerr << "sweep: " << summary.runs << " runs of " << request.choice.entry().name << " in "
             << format_scalar(summary.seconds, 4) << " s ("
             << format_scalar(static_cast<double>(summary.runs) / std::max(summary.seconds, 1e-9), 4) << " runs/s) on "
             << summary.threads << " threads; " << summary.failed << " failed";
-  if (!path.empty()) std::cerr << "; wrote " << path.string();
+  if (!path.empty()) std::cerr << "; wrote " << path.string() << " and " << json_path.string();
   std::cerr << "\n";
   return 0;
 }

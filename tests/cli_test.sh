@@ -358,6 +358,11 @@ for j in 1 2; do
     >"$TMP/draws$j.csv" 2>/dev/null
 done
 check "sweep: 201 lines" test "$(wc -l <"$TMP/sweep1/summary.csv")" -eq 201
+check "sweep: summary.json holds the same 200 runs as summary.csv" python3 -c "
+import csv, json, sys
+rows = list(csv.DictReader(open('$TMP/sweep1/summary.csv')))
+objs = json.load(open('$TMP/sweep1/summary.json'))
+sys.exit(0 if len(objs) == len(rows) == 200 and all(float(r['kp']) == o['kp'] and r['reason'] == o['reason'] and int(r['events']) == o['events'] for r, o in zip(rows, objs)) else 1)"
 check "sweep: --jobs 1 and 2 give the same summary" \
   cmp <(rev "$TMP/sweep1/summary.csv" | cut -d, -f2- | rev) <(rev "$TMP/sweep2/summary.csv" | cut -d, -f2- | rev)
 check "sweep --draws: --jobs 1 and 2 draw the same values" \
