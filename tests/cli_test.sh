@@ -349,20 +349,20 @@ check "peak memory at t_end 3000 ($long kB) within 1.2x of t_end 100 ($short kB)
   python3 -c "import sys; sys.exit(0 if $long <= 1.2 * $short else 1)"
 
 # --- sweep -----------------------------------------------------------------------------------
-# 200 runs of the PWM servo over kp: the summary is the same on 1 and 2 threads (every column
+# 1000 runs of the PWM servo over kp (issue 13): the summary is the same on 1 and 2 threads (every column
 # but the wall time, the last), and so are 50 random draws with one seed; another seed differs.
 for j in 1 2; do
-  "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:200 --t-end 2 --jobs $j --out "$TMP/sweep$j" 2>"$TMP/sweep$j.err"
+  "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:1000 --t-end 2 --jobs $j --out "$TMP/sweep$j" 2>"$TMP/sweep$j.err"
   check "sweep --jobs $j exits 0" test $? -eq 0
   "$HYSIM" sweep pwm-servo --param kp=uniform:0.05:0.2 --param u=normal:1:0.1 --draws 50 --seed 7 --t-end 1 --jobs $j \
     >"$TMP/draws$j.csv" 2>/dev/null
 done
-check "sweep: 201 lines" test "$(wc -l <"$TMP/sweep1/summary.csv")" -eq 201
-check "sweep: summary.json holds the same 200 runs as summary.csv" python3 -c "
+check "sweep: 1001 lines" test "$(wc -l <"$TMP/sweep1/summary.csv")" -eq 1001
+check "sweep: summary.json holds the same 1000 runs as summary.csv" python3 -c "
 import csv, json, sys
 rows = list(csv.DictReader(open('$TMP/sweep1/summary.csv')))
 objs = json.load(open('$TMP/sweep1/summary.json'))
-sys.exit(0 if len(objs) == len(rows) == 200 and all(float(r['kp']) == o['kp'] and r['reason'] == o['reason'] and int(r['events']) == o['events'] for r, o in zip(rows, objs)) else 1)"
+sys.exit(0 if len(objs) == len(rows) == 1000 and all(float(r['kp']) == o['kp'] and r['reason'] == o['reason'] and int(r['events']) == o['events'] for r, o in zip(rows, objs)) else 1)"
 check "sweep: --jobs 1 and 2 give the same summary" \
   cmp <(rev "$TMP/sweep1/summary.csv" | cut -d, -f2- | rev) <(rev "$TMP/sweep2/summary.csv" | cut -d, -f2- | rev)
 check "sweep --draws: --jobs 1 and 2 draw the same values" \
@@ -401,7 +401,7 @@ many=$(sweep_peak 200000)
 check "sweep: peak memory of 200000 runs ($many kB) within 1.2x of 2000 runs ($few kB)" \
   python3 -c "import sys; sys.exit(0 if $many <= 1.2 * $few else 1)"
 rm -rf "$TMP"/sweep-rss*
-check "sweep: says how many runs per second" grep -q "sweep: 200 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
+check "sweep: says how many runs per second" grep -q "sweep: 1000 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
 
 # SIGINT stops a run cleanly at its next step: files flushed, stats.json says so, exit 130.
 "$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sigint" >/dev/null 2>"$TMP/sigint.err" &
