@@ -30,6 +30,7 @@
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/ensemble/ensemble.hpp"
+#include "hysim/output/csv_writer.hpp"
 
 namespace hysim::app {
 
@@ -110,6 +111,10 @@ Axis parse_axis(const std::string& assignment) {
 }
 
 
+std::filesystem::path run_folder(const SweepRequest& request, std::int64_t run) {
+  return std::filesystem::path(request.out_dir) / "runs" / std::to_string(run);
+}
+
 template <class S>
 class FirstEvents final : public Observer<S> {
  public:
@@ -165,6 +170,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   count = request.runs > 0 ? std::min(request.runs, count - first) : count - first;
   SimulationOptions options = request.options;
   options.validate();
+  if (request.run_files && request.out_dir.empty()) throw InvalidArgument("--run-files needs --out DIR");
   (void)entry.make<S>(base);  // a bad parameter fails here, before anything is written
 
   // Run i's values: the grid's mixed-radix digits (the last axis fastest), or draws from a
@@ -215,8 +221,13 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
       model = std::make_unique<const Model<S>>(entry.make<S>(values));
     }
     FirstEvents<S> events(static_cast<std::size_t>(request.event_columns));
+    // Per-run files only on request: DIR/runs/<run>/events.csv and trajectory.csv.
+    std::unique_ptr<CsvWriter<S>> files;
+    if (request.run_files) files = std::make_unique<CsvWriter<S>>(run_folder(request, i), CsvFiles{true, true, false});
+    Observers<S> observers{&events, files.get()};
+    Observer<S>* observer = files ? static_cast<Observer<S>*>(&observers) : &events;
     const auto start = std::chrono::steady_clock::now();
-    const RunResult<S> result = Simulator<S>(*model, options).run(&events);
+    const RunResult<S> result = Simulator<S>(*model, options).run(observer);
     const double wall = seconds_since(start);
     std::vector<std::string> cells = {std::to_string(i)};
     cells.insert(cells.end(), swept.begin(), swept.end());
@@ -336,6 +347,7 @@ Command add_sweep_command(CLI::App& app, int* verbosity) {
       ->default_val(3)
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--out", request->out_dir, "write DIR/summary.csv (default: the summary on stdout)");
+  cmd->add_flag("--run-files", request->run_files, "also write each run's events.csv and trajectory.csv to DIR/runs/<run>/");
   cmd->add_option("--first", request->first, "a part of the sweep: its first run (a chunk for a cluster's worker)")
       ->default_val(0);
   cmd->add_option("--runs", request->runs, "a part of the sweep: how many runs from --first (0: to the end)")

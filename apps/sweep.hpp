@@ -19,7 +19,8 @@ struct SweepRequest {
   std::uint64_t seed = 1;
   int jobs = 0;                // threads (0: every core)
   int event_columns = 3;       // the first event times in each row
-  std::string out_dir;         // the program's: DIR/summary.csv
+  std::string out_dir;         // the program's: DIR/summary.csv and .json
+  bool run_files = false;      // also DIR/runs/<run>/events.csv and trajectory.csv
   std::int64_t first = 0;      // a part of the sweep: runs [first, first + runs) of the whole
   std::int64_t runs = 0;       // 0: to the end
 };

@@ -401,6 +401,15 @@ many=$(sweep_peak 200000)
 check "sweep: peak memory of 200000 runs ($many kB) within 1.2x of 2000 runs ($few kB)" \
   python3 -c "import sys; sys.exit(0 if $many <= 1.2 * $few else 1)"
 rm -rf "$TMP"/sweep-rss*
+"$HYSIM" sweep pwm-servo --param kp=0.05:0.2:3 --t-end 0.5 --run-files --out "$TMP/sweep-files" 2>/dev/null
+check "sweep --run-files: each run's events.csv ends at the summary's event count" python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open('$TMP/sweep-files/summary.csv')))
+ok = len(rows) == 3
+for r in rows:
+    events = list(csv.DictReader(open('$TMP/sweep-files/runs/' + r['run'] + '/events.csv')))
+    ok = ok and int(events[-1]['index']) == int(r['events'])
+sys.exit(0 if ok else 1)"
 check "sweep: says how many runs per second" grep -q "sweep: 1000 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
 
 # SIGINT stops a run cleanly at its next step: files flushed, stats.json says so, exit 130.
