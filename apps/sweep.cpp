@@ -128,62 +128,25 @@ class FirstEvents final : public Observer<S> {
   std::size_t wanted_;
 };
 
-template <class S>
-SweepSummary sweep_in(const SweepRequest& request, const std::function<void(const std::vector<std::string>&)>& header_out,
-                      const std::function<void(std::vector<std::string>&&)>& row_out) {
-  const ModelEntry& entry = request.choice.entry();
-  ParameterValues base = entry.default_values();
-  if (!request.choice.preset.empty()) base.apply_preset(entry.presets, request.choice.preset);
-  std::vector<Axis> axes;
-  for (const std::string& assignment : request.choice.params) {
-    Axis axis = parse_axis(assignment);
-    if ((axis.kind == Axis::Kind::kValues || axis.kind == Axis::Kind::kGrid) && axis.size() == 1) {
-      base.set(axis.name, axis.value(0));  // one value: every run's
-      continue;
-    }
-    (void)base.text(axis.name);  // an unknown name throws, naming the model
-    const bool drawn = axis.kind == Axis::Kind::kUniform || axis.kind == Axis::Kind::kNormal;
-    if (drawn && request.samples == 0) {
-      throw InvalidArgument("--param " + axis.name + ": a distribution needs --draws N");
-    }
-    if (!drawn && request.samples > 0) {
-      throw InvalidArgument("--param " + axis.name + ": with --draws every swept parameter is drawn "
-                            "(uniform:A:B or normal:MEAN:DEVIATION); a grid or list sweeps without --draws");
-    }
-    axes.push_back(std::move(axis));
-  }
-  if (axes.empty()) throw InvalidArgument("sweep: no --param sweeps anything (give FROM:TO:COUNT, a list, or a distribution)");
-  std::int64_t count = request.samples;
-  if (request.samples == 0) {
-    double product = 1;
-    for (const Axis& axis : axes) product *= static_cast<double>(axis.size());
-    if (!(product <= 1e12)) throw InvalidArgument("sweep: the grid has " + format_scalar(product, 6) + " runs, more than 1e12");
-    count = static_cast<std::int64_t>(product);
-  }
-  // A part of the sweep, [first, first + runs): a chunk for one worker of a cluster.
-  if (request.first < 0 || request.first >= count) {
-    throw InvalidArgument("sweep: the first run " + std::to_string(request.first) + " is not one of the sweep's " +
-                          std::to_string(count) + " runs");
-  }
-  if (request.runs < 0) throw InvalidArgument("sweep: the number of runs of a part must be >= 0 (0: to the end)");
-  const std::int64_t first = request.first;
-  count = request.runs > 0 ? std::min(request.runs, count - first) : count - first;
-  SimulationOptions options = request.options;
-  options.validate();
-  if (request.run_files && request.out_dir.empty()) throw InvalidArgument("--run-files needs --out DIR");
-  (void)entry.make<S>(base);  // a bad parameter fails here, before anything is written
+// The runs of a sweep: its fixed values, its axes, which runs, and the values of each.
+struct SweepPlan {
+  const SweepRequest* request;
+  ParameterValues base;     // the defaults, the preset and the fixed values
+  std::vector<Axis> axes;   // the swept parameters
+  std::int64_t first = 0;   // the runs [first, first + count) of the whole sweep
+  std::int64_t count = 0;
 
   // Run i's values: the grid's mixed-radix digits (the last axis fastest), or draws from a
   // stream seeded by (seed, i).
-  const auto values_of = [&](std::int64_t i) {
+  std::vector<std::string> values_of(std::int64_t i) const {
     std::vector<std::string> out(axes.size());
-    if (request.samples > 0) {
-      std::mt19937_64 random(sweep_seed(request.seed, static_cast<std::uint64_t>(i)));
+    if (request->samples > 0) {
+      std::mt19937_64 random(sweep_seed(request->seed, static_cast<std::uint64_t>(i)));
       for (std::size_t a = 0; a < axes.size(); ++a) {
         // Inverse transforms of 53-bit uniforms: the same draws on every platform.
         const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
         double value = axes[a].a + (axes[a].b - axes[a].a) * u;
-        if (axes[a].kind == Axis::Kind::kNormal) {
+        if (axes[a].kind == Axis::Kind::kNormal) {  // Box-Muller
           const double u2 = static_cast<double>((random() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
           value = axes[a].a + axes[a].b * std::sqrt(-2 * std::log(u2)) * std::cos(2 * 3.14159265358979323846 * u);
         }
@@ -197,7 +160,63 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
       rest /= axes[a].size();
     }
     return out;
-  };
+  }
+};
+
+// Reads and checks every input of the sweep; throws InvalidArgument naming the culprit.
+SweepPlan plan_sweep(const SweepRequest& request, const ModelEntry& entry) {
+  SweepPlan plan{&request, entry.default_values(), {}, 0, 0};
+  if (!request.choice.preset.empty()) plan.base.apply_preset(entry.presets, request.choice.preset);
+  for (const std::string& assignment : request.choice.params) {
+    Axis axis = parse_axis(assignment);
+    if ((axis.kind == Axis::Kind::kValues || axis.kind == Axis::Kind::kGrid) && axis.size() == 1) {
+      plan.base.set(axis.name, axis.value(0));  // one value: every run's
+      continue;
+    }
+    (void)plan.base.text(axis.name);  // an unknown name throws, naming the model
+    const bool drawn = axis.kind == Axis::Kind::kUniform || axis.kind == Axis::Kind::kNormal;
+    if (drawn && request.samples == 0) {
+      throw InvalidArgument("--param " + axis.name + ": a distribution needs --draws N");
+    }
+    if (!drawn && request.samples > 0) {
+      throw InvalidArgument("--param " + axis.name + ": with --draws every swept parameter is drawn "
+                            "(uniform:A:B or normal:MEAN:DEVIATION); a grid or list sweeps without --draws");
+    }
+    plan.axes.push_back(std::move(axis));
+  }
+  if (plan.axes.empty()) {
+    throw InvalidArgument("sweep: no --param sweeps anything (give FROM:TO:COUNT, a list, or a distribution)");
+  }
+  std::int64_t total = request.samples;
+  if (request.samples == 0) {
+    double product = 1;
+    for (const Axis& axis : plan.axes) product *= static_cast<double>(axis.size());
+    if (!(product <= 1e12)) throw InvalidArgument("sweep: the grid has " + format_scalar(product, 6) + " runs, more than 1e12");
+    total = static_cast<std::int64_t>(product);
+  }
+  // A part of the sweep, [first, first + runs): a chunk for one worker of a cluster.
+  if (request.first < 0 || request.first >= total) {
+    throw InvalidArgument("sweep: the first run " + std::to_string(request.first) + " is not one of the sweep's " +
+                          std::to_string(total) + " runs");
+  }
+  if (request.runs < 0) throw InvalidArgument("sweep: the number of runs of a part must be >= 0 (0: to the end)");
+  plan.first = request.first;
+  plan.count = request.runs > 0 ? std::min(request.runs, total - plan.first) : total - plan.first;
+  request.options.validate();
+  if (request.run_files && request.out_dir.empty()) throw InvalidArgument("--run-files needs --out DIR");
+  return plan;
+}
+
+template <class S>
+SweepSummary sweep_in(const SweepRequest& request, const std::function<void(const std::vector<std::string>&)>& header_out,
+                      const std::function<void(std::vector<std::string>&&)>& row_out) {
+  const ModelEntry& entry = request.choice.entry();
+  const SweepPlan plan = plan_sweep(request, entry);
+  const std::vector<Axis>& axes = plan.axes;
+  const ParameterValues& base = plan.base;
+  const std::int64_t first = plan.first, count = plan.count;
+  const SimulationOptions& options = request.options;
+  (void)entry.make<S>(base);  // a bad parameter fails here, before anything is written
 
   // The header, then one line per run.
   const Model<S> probe = entry.make<S>(base);
@@ -212,7 +231,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   std::mutex build;  // models are built one at a time (a model file's native code is shared)
   const auto job = [&](std::int64_t part) {
     const std::int64_t i = first + part;
-    const std::vector<std::string> swept = values_of(i);
+    const std::vector<std::string> swept = plan.values_of(i);
     ParameterValues values = base;
     for (std::size_t a = 0; a < axes.size(); ++a) values.set(axes[a].name, swept[a]);
     std::unique_ptr<const Model<S>> model;
