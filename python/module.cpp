@@ -352,6 +352,17 @@ PYBIND11_MODULE(hysim, module) {
              "reproduce(name, strategies=None, solver='dopri5', rtol=1e-4, atol=0): a published table as "
              "`hysim reproduce` computes it (hysim.reproductions() lists them). Returns a dict: columns, paper "
              "(the paper's rows as numbers), hysim (our rows as in compare), not_run, settings");
+  module.def(
+      "sweep",
+      [](const py::object& model, const py::dict& params, std::int64_t draws, std::uint64_t seed, int jobs, int events,
+         std::int64_t first, std::int64_t runs, const std::string& scalar, const py::kwargs& kwargs) {
+        const PyModel chosen = py::isinstance<PyModel>(model) ? model.cast<PyModel>()
+                                                             : python::make_model(model.cast<std::string>(), "", py::dict());
+        return python::sweep(chosen, params, draws, seed, jobs, events, first, runs, scalar, kwargs);
+      },
+      py::arg("model"), py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
+      py::arg("events") = 3, py::arg("first") = 0, py::arg("runs") = 0, py::arg("scalar") = "double",
+      "sweep(model, params, ...): Model(model).sweep(params, ...) for a name or path, or model.sweep for a Model");
   module.def("reproductions", [] {
     py::dict out;
     for (const auto& [name, description] : app::reproductions()) out[py::str(name)] = description;

@@ -200,6 +200,10 @@ def test_sweep_returns_the_programs_summary_as_columns(tmp_path):
     assert list(a["kp"]) == list(b["kp"]) and 0.05 <= min(a["kp"]) and max(a["kp"]) < 0.2
     with pytest.raises(ValueError, match="needs --draws"):
         pwm.sweep({"kp": "uniform:0.05:0.2"})
+    # hysim.sweep takes a name (or a Model): y(1) = y0 e^(rate) for a Model with rate 2.
+    e = hysim.sweep(hysim.Model("exponential", params={"rate": 2}), {"y0": [1, 2]}, t_end=1.0)
+    assert abs(e["y"][1] - 2 * math.exp(2)) < 1e-5 * 2 * math.exp(2)
+    assert list(hysim.sweep("exponential", {"y0": "1:2:3"}, t_end=0.5)["y0"]) == [1.0, 1.5, 2.0]
 
 
 def test_a_sweep_on_a_dask_local_cluster_gives_the_programs_summary(tmp_path):
