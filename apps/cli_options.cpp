@@ -3,6 +3,7 @@
 #include "hysim/rules/to_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <map>
 #include <type_traits>
@@ -72,6 +73,19 @@ void add_simulation_options(CLI::App* command, SimulationOptions* options, std::
         [&]<class T>(T SimulationOptions::*member) {
           if constexpr (std::is_same_v<T, bool>) {
             command->add_flag(info.flag() + ",!" + info.negated_flag(), options->*member, info.description());
+          } else if constexpr (std::is_integral_v<T>) {
+            // A whole number that does not fit is refused, not clamped.
+            command->add_option(info.flag(), options->*member, info.description())
+                ->default_str(option_text(*options, info))
+                ->check(CLI::Validator(
+                    [](std::string& text) -> std::string {
+                      T value{};
+                      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+                      if (error == std::errc::result_out_of_range) return "'" + text + "' is out of range";
+                      if (error != std::errc{} || end != text.data() + text.size()) return "'" + text + "' is not a whole number";
+                      return "";
+                    },
+                    "INTEGER"));
           } else {
             command->add_option(info.flag(), options->*member, info.description())
                 ->default_str(option_text(*options, info));

@@ -45,7 +45,13 @@ int main(int argc, char** argv) {
   hysim::set_verbosity(verbosity);
   try {
     for (const auto& command : commands) {
-      if (command.parser->parsed()) return command.execute();
+      if (!command.parser->parsed()) continue;
+      // --out "" would silently write nothing: a folder must be named.
+      const CLI::Option* out = command.parser->get_option_no_throw("--out");
+      if (out != nullptr && out->count() > 0 && out->as<std::string>().empty()) {
+        throw hysim::InvalidArgument("--out: the folder's name is empty");
+      }
+      return command.execute();
     }
     return 2;
   } catch (const hysim::lang::ModelFileError& e) {

@@ -146,6 +146,19 @@ bad_case "rtol" compare pwm-servo --rtol 0
 bad_case "strategy 'nope'" workprecision pwm-servo --strategies nope
 bad_case "reproduction 'nope'" reproduce nope
 bad_case "parameter 'nope'" sweep pwm-servo --param nope=1:2:3
+# Contradictory or hostile options (issue 15), each refused before anything is written.
+bad_case "is out of range" run pwm-servo --event-limit 99999999999999999999
+bad_case "underflows" run pwm-servo --param kp=1e-400
+bad_case "malformed value ' 1'" run pwm-servo --param "kp= 1"
+bad_case "0 < rtol < 1" run pwm-servo --rtol 1e300
+bad_case "event_tolerance = 10" run pwm-servo --event-tolerance 10 --t-end 1
+bad_case "max_step = 1e-300 would take more than 1e12 steps" run pwm-servo --max-step 1e-300
+bad_case "fixed_step = 1e-300 would take more than 1e12 steps" run pwm-servo --solver rk4 --fixed-step 1e-300
+bad_case "fixed_step = 0.5 exceeds max_step" run pwm-servo --solver rk4 --fixed-step 0.5 --max-step 0.01
+bad_case "is below min_step" run pwm-servo --solver rk4 --fixed-step 0.01 --min-step 0.1
+"$HYSIM" run pwm-servo --t-end 0.1 --out "" >/dev/null 2>"$TMP/empty-out.err"
+check "run --out \"\" exits 2" test $? -eq 2
+check "... saying the folder's name is empty" grep -q "the folder's name is empty" "$TMP/empty-out.err"
 bad_case "needs --draws" sweep pwm-servo --param kp=uniform:0.1:0.2
 bad_case "count of FROM:TO:COUNT" sweep pwm-servo --param kp=0.1:0.2:0
 bad_case "rtol" sweep pwm-servo --param kp=0.1:0.2:3 --rtol -1

@@ -109,6 +109,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
       throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
                             format_scalar(model.t0));
     }
+    check_steps_against_horizon(to_double(S(options_.t_end) - model.t0));
     if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
   }
 
@@ -579,6 +580,35 @@ class Simulator<S>::Impl final : private Outlook<S> {
       return true;
     }
     return t >= S(options_.t_end);
+  }
+
+  // Options that contradict each other or the horizon h = t_end - t0, refused before the run:
+  // an event bracket as wide as the run, a step that would take more than 1e12 steps (a run
+  // that never ends and fills a disk), a fixed step outside [min_step, max_step].
+  void check_steps_against_horizon(double horizon) const {
+    constexpr double kMostSteps = 1e12;
+    if (!(options_.event_tolerance < horizon)) {
+      throw InvalidArgument("option event_tolerance = " + format_scalar(options_.event_tolerance) +
+                            " (the width of an event's location bracket) must be below t_end - t0 = " +
+                            format_scalar(horizon));
+    }
+    if (options_.max_step > 0 && horizon / options_.max_step > kMostSteps) {
+      throw InvalidArgument("option max_step = " + format_scalar(options_.max_step) + " would take more than 1e12 " +
+                            "steps over t_end - t0 = " + format_scalar(horizon));
+    }
+    if (stepper_->is_adaptive() || info_.is_driver()) return;
+    if (horizon / options_.fixed_step > kMostSteps) {
+      throw InvalidArgument("option fixed_step = " + format_scalar(options_.fixed_step) + " would take more than " +
+                            "1e12 steps over t_end - t0 = " + format_scalar(horizon));
+    }
+    if (options_.max_step > 0 && options_.fixed_step > options_.max_step) {
+      throw InvalidArgument("option fixed_step = " + format_scalar(options_.fixed_step) + " exceeds max_step = " +
+                            format_scalar(options_.max_step) + " (solver " + options_.solver + " takes fixed steps)");
+    }
+    if (options_.fixed_step < options_.min_step) {
+      throw InvalidArgument("option fixed_step = " + format_scalar(options_.fixed_step) + " is below min_step = " +
+                            format_scalar(options_.min_step) + " (solver " + options_.solver + " takes fixed steps)");
+    }
   }
 
   // The smallest step before the run fails: min_step, and never below 16 eps max(|t|, 1)

@@ -1,5 +1,6 @@
 #include "hysim/core/scalar.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -34,16 +35,22 @@ namespace {
                         " (expected a finite number)");
 }
 
-// strtod/strtold must consume the whole text and produce a finite value.
+// strtod/strtold must consume the whole text (no spaces around it, which strtod would skip
+// in front only) and produce a finite value; one out of the type's range says so.
 template <class S, class Parse>
 S parse_with(const std::string& text, std::string_view what, Parse parse) {
-  if (text.empty()) throw_not_a_number(text, what);
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) != 0) throw_not_a_number(text, what);
   char* end = nullptr;
   errno = 0;
   const S value = parse(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !is_finite(value)) {
-    throw_not_a_number(text, what);
+  if (end != text.c_str() + text.size()) throw_not_a_number(text, what);
+  if (errno == ERANGE) {
+    using std::abs;
+    throw InvalidArgument("value '" + text + "' for " + std::string(what) + " is out of range: it " +
+                          (is_finite(value) && abs(value) < S(1) ? "underflows" : "overflows") + " the " +
+                          (sizeof(S) == sizeof(double) ? "double" : "long double") + " range");
   }
+  if (!is_finite(value)) throw_not_a_number(text, what);
   return value;
 }
 

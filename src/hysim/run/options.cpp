@@ -19,7 +19,7 @@ void require(bool ok, const char* field, const std::string& constraint, double v
 
 void SimulationOptions::validate() const {
   require(std::isfinite(t_end), "t_end", "t_end is finite", t_end);
-  require(std::isfinite(rtol) && rtol > 0, "rtol", "rtol > 0", rtol);
+  require(std::isfinite(rtol) && rtol > 0 && rtol < 1, "rtol", "0 < rtol < 1", rtol);
   require(std::isfinite(atol) && atol >= 0, "atol", "atol >= 0", atol);
   require(std::isfinite(initial_step) && initial_step >= 0, "initial_step", "initial_step >= 0", initial_step);
   require(std::isfinite(max_step) && max_step >= 0, "max_step", "max_step >= 0 (0: unlimited)", max_step);
