@@ -156,6 +156,8 @@ bad_case "max_step = 1e-300 would take more than 1e12 steps" run pwm-servo --max
 bad_case "fixed_step = 1e-300 would take more than 1e12 steps" run pwm-servo --solver rk4 --fixed-step 1e-300
 bad_case "fixed_step = 0.5 exceeds max_step" run pwm-servo --solver rk4 --fixed-step 0.5 --max-step 0.01
 bad_case "is below min_step" run pwm-servo --solver rk4 --fixed-step 0.01 --min-step 0.1
+bad_case "h_min = 1e-300 is below the time resolution" run pwm-servo --strategy gamma --h-min 1e-300
+bad_case "atol > 0" run pwm-servo --atol 0 --solver bs3
 "$HYSIM" run pwm-servo --t-end 0.1 --out "" >/dev/null 2>"$TMP/empty-out.err"
 check "run --out \"\" exits 2" test $? -eq 2
 check "... saying the folder's name is empty" grep -q "the folder's name is empty" "$TMP/empty-out.err"

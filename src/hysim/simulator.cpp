@@ -110,6 +110,13 @@ class Simulator<S>::Impl final : private Outlook<S> {
                             format_scalar(model.t0));
     }
     check_steps_against_horizon(to_double(S(options_.t_end) - model.t0));
+    // The gamma strategies' least step (004, Algorithm 3) must move t: at least 16 ulps of it.
+    using std::abs;
+    const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(model.t0), abs(S(options_.t_end)), S(1)});
+    if (!(S(options_.h_min) >= resolution)) {
+      throw InvalidArgument("option h_min = " + format_scalar(options_.h_min) + " is below the time resolution " +
+                            format_scalar(resolution) + " (16 ulps of t over [t0, t_end]): such a step does not move t");
+    }
     if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
   }
 
@@ -221,7 +228,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   // A rejected step: the integrator's smaller proposal, unless it fell below the minimum.
   S rejected(const StepOutcome<S>& outcome) {
     ++stats_.steps_rejected;
-    if (outcome.h_next < min_step(t_)) {
+    if (!(outcome.h_next >= min_step(t_))) {  // NaN too
       throw SimulationError(where(model_, mode_, t_) + ": step size " + format_scalar(outcome.h_next) +
                             " fell below the minimum " + format_scalar(min_step(t_)) +
                             " (stiff, singular or discontinuous field?)");

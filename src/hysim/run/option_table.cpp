@@ -17,9 +17,9 @@ const std::vector<OptionInfo>& option_table() {
       {"strategy", &O::strategy, "", G::kMethod,
        "event-detection strategy, a name from `hysim list` (docs/strategies.md); cvode: double only"},
       {"rtol", &O::rtol, "", G::kTolerance,
-       "relative tolerance of the adaptive solvers and of cvode, > 0"},
+       "relative tolerance of the adaptive solvers and of cvode, 0 < rtol < 1"},
       {"atol", &O::atol, "", G::kTolerance,
-       "absolute tolerance of the adaptive solvers and of cvode, >= 0"},
+       "absolute tolerance of the adaptive solvers and of cvode, > 0"},
       {"initial_step", &O::initial_step, "s", G::kStep,
        "first step of an adaptive solver (cvode: at the start only); 0: estimated "
        "(Hairer & Wanner; cvode: its own)"},

@@ -20,7 +20,8 @@ void require(bool ok, const char* field, const std::string& constraint, double v
 void SimulationOptions::validate() const {
   require(std::isfinite(t_end), "t_end", "t_end is finite", t_end);
   require(std::isfinite(rtol) && rtol > 0 && rtol < 1, "rtol", "0 < rtol < 1", rtol);
-  require(std::isfinite(atol) && atol >= 0, "atol", "atol >= 0", atol);
+  // atol = 0 leaves no error scale where a state is 0 (the weight atol + rtol |x| vanishes).
+  require(std::isfinite(atol) && atol > 0, "atol", "atol > 0", atol);
   require(std::isfinite(initial_step) && initial_step >= 0, "initial_step", "initial_step >= 0", initial_step);
   require(std::isfinite(max_step) && max_step >= 0, "max_step", "max_step >= 0 (0: unlimited)", max_step);
   require(std::isfinite(min_step) && min_step >= 0, "min_step", "min_step >= 0", min_step);
