@@ -13,6 +13,7 @@
 // Each subcommand lives in its own file (apps/commands.hpp). Exit codes: 0 success, 2 bad
 // arguments (syntax or hysim::InvalidArgument), 1 a failed run or any other error.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "hysim/peers/peers.hpp"
 
 int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (checked below), not death
   using namespace hysim::app;
   hysim::register_peers();  // the cvode strategy, when this build has SUNDIALS
   CLI::App app{"hysim: simulation of hybrid dynamic systems"};
@@ -51,7 +53,15 @@ int main(int argc, char** argv) {
       if (out != nullptr && out->count() > 0 && out->as<std::string>().empty()) {
         throw hysim::InvalidArgument("--out: the folder's name is empty");
       }
-      return command.execute();
+      const int status = command.execute();
+      // Output to a full disk or a closed pipe fails here, not silently (the files are written
+      // by then: SIGPIPE is ignored, so that `hysim run ... | head` still writes stats.json).
+      std::cout.flush();
+      if (!std::cout) {
+        std::cerr << "hysim: error: writing to standard output failed (a full disk or a closed pipe)\n";
+        return status == 0 ? 1 : status;
+      }
+      return status;
     }
     return 2;
   } catch (const hysim::lang::ModelFileError& e) {

@@ -157,6 +157,18 @@ bad_case "fixed_step = 1e-300 would take more than 1e12 steps" run pwm-servo --s
 bad_case "fixed_step = 0.5 exceeds max_step" run pwm-servo --solver rk4 --fixed-step 0.5 --max-step 0.01
 bad_case "is below min_step" run pwm-servo --solver rk4 --fixed-step 0.01 --min-step 0.1
 bad_case "h_min = 1e-300 is below the time resolution" run pwm-servo --strategy gamma --h-min 1e-300
+bad_case "need 0 < D < T (D = 0.3, T = 0.2)" run diode-inductor --param D=0.3
+bad_case "i0 must be >= 0" run diode-inductor --param i0=-1
+bad_case "v_b must be > 0" run stick-slip --param v_b=-1
+bad_case "need 0 < mu_k <= mu_s" run stick-slip --param mu_s=0.1
+bad_case "e must lie in (0, 1]" run bouncing-ball --param e=0
+if [ -w /dev/full ]; then
+  "$HYSIM" run pwm-servo --t-end 1 >/dev/full 2>"$TMP/full.err"
+  check "run > /dev/full exits 1" test $? -eq 1
+  check "... saying that writing failed" grep -q "writing to standard output failed" "$TMP/full.err"
+fi
+"$HYSIM" run pwm-servo --t-end 100 --out "$TMP/piped" 2>"$TMP/piped.err" | head -1 >/dev/null
+check "run | head -1 still writes stats.json" grep -q '"reason": "reached t_end"' "$TMP/piped/stats.json"
 bad_case "atol > 0" run pwm-servo --atol 0 --solver bs3
 "$HYSIM" run pwm-servo --t-end 0.1 --out "" >/dev/null 2>"$TMP/empty-out.err"
 check "run --out \"\" exits 2" test $? -eq 2

@@ -39,6 +39,9 @@ template <class S>
 Model<S> make_bouncing_ball(const ParameterValues& values) {
   const S g = values.get<S>("g");
   const S e = values.get<S>("e");
+  // e = 0 stops the ball at its first impact; its chain then has no mode to rest in.
+  if (!(g > 0)) throw InvalidArgument("model 'bouncing-ball': the parameter g must be > 0 (g = " + values.text("g") + ")");
+  if (!(e > 0 && e <= 1)) throw InvalidArgument("model 'bouncing-ball': the parameter e must lie in (0, 1] (e = " + values.text("e") + ")");
   Model<S> model;
   model.name = "bouncing-ball";
   model.source = "point mass with Newton's restitution law (003, pinnacles)";

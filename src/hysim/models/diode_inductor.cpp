@@ -11,8 +11,25 @@
 
 namespace hysim {
 
+namespace {
+
+// The parameters' constraints, for the model and its reference alike (docs/diode-inductor.md).
+void check_parameters(const ParameterValues& values) {
+  const auto get = [&](const char* name) { return values.get<long double>(name); };
+  if (!(get("V") > 0 && get("L") > 0 && get("R") > 0 && get("Vd") > 0)) {
+    throw InvalidArgument("model 'diode-inductor': the parameters V, L, R and Vd must be > 0");
+  }
+  if (!(get("T") > 0 && get("D") > 0 && get("D") < get("T"))) {
+    throw InvalidArgument("model 'diode-inductor': need 0 < D < T (D = " + values.text("D") + ", T = " + values.text("T") + ")");
+  }
+  if (!(get("i0") >= 0)) throw InvalidArgument("model 'diode-inductor': the parameter i0 must be >= 0 (i0 = " + values.text("i0") + ")");
+}
+
+}  // namespace
+
 template <class S>
 Model<S> make_diode_inductor(const ParameterValues& values) {
+  check_parameters(values);
   const S V = values.get<S>("V");
   const S L = values.get<S>("L");
   const S R = values.get<S>("R");
@@ -104,11 +121,7 @@ constexpr std::size_t kMaxPeriods = 10'000'000;
 Reference diode_inductor_reference(const ParameterValues& values, double t_end) {
   const Real V(values.text("V")), L(values.text("L")), R(values.text("R")), Vd(values.text("Vd"));
   const Real T(values.text("T")), D(values.text("D")), i0(values.text("i0"));
-  if (!(V > 0 && L > 0 && R > 0 && Vd > 0)) {
-    throw InvalidArgument("diode-inductor reference: V, L, R and Vd must be > 0");
-  }
-  if (!(T > 0 && D > 0 && D < T)) throw InvalidArgument("diode-inductor reference: need 0 < D < T");
-  if (!(i0 >= 0)) throw InvalidArgument("diode-inductor reference: i0 must be >= 0");
+  check_parameters(values);
   if (!std::isfinite(t_end)) throw InvalidArgument("diode-inductor reference: t_end must be finite");
 
   Reference result;

@@ -11,8 +11,26 @@
 
 namespace hysim {
 
+namespace {
+
+// The parameters' constraints, for the model and its reference alike (docs/stick-slip.md).
+void check_parameters(const ParameterValues& values) {
+  const auto get = [&](const char* name) { return values.get<long double>(name); };
+  if (!(get("m") > 0 && get("k") > 0 && get("g") > 0)) {
+    throw InvalidArgument("model 'stick-slip': the parameters m, k and g must be > 0");
+  }
+  if (!(get("v_b") > 0)) throw InvalidArgument("model 'stick-slip': the belt speed v_b must be > 0 (v_b = " + values.text("v_b") + ")");
+  if (!(get("mu_k") > 0 && get("mu_s") >= get("mu_k"))) {
+    throw InvalidArgument("model 'stick-slip': need 0 < mu_k <= mu_s (mu_k = " + values.text("mu_k") + ", mu_s = " +
+                          values.text("mu_s") + ")");
+  }
+}
+
+}  // namespace
+
 template <class S>
 Model<S> make_stick_slip(const ParameterValues& values) {
+  check_parameters(values);
   const S m = values.get<S>("m");
   const S k = values.get<S>("k");
   const S N = m * values.get<S>("g");  // normal force
@@ -122,9 +140,7 @@ Reference stick_slip_reference(const ParameterValues& values, double t_end) {
   p.v_b = Real(values.text("v_b"));
   p.mu_s = Real(values.text("mu_s"));
   p.mu_k = Real(values.text("mu_k"));
-  if (!(p.m > 0 && p.k > 0 && p.N > 0)) throw InvalidArgument("stick-slip reference: m, k and g must be > 0");
-  if (!(p.v_b > 0)) throw InvalidArgument("stick-slip reference: v_b must be > 0");
-  if (!(p.mu_k > 0 && p.mu_s >= p.mu_k)) throw InvalidArgument("stick-slip reference: need 0 < mu_k <= mu_s");
+  check_parameters(values);
   if (!std::isfinite(t_end)) throw InvalidArgument("stick-slip reference: t_end must be finite");
   p.omega = sqrt(p.k / p.m);
 
