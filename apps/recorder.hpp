@@ -51,6 +51,10 @@ class Recorder final : public Observer<S> {
 
   // Flushes the files (also after a failed run).
   void flush();
+  // Flushes, and throws Error naming a file that could not be written in full.
+  void check_written() {
+    if (csv_) csv_->check_written();
+  }
   // Prints what the abbreviated table held back: the last rows, after a line saying how many
   // were left out.
   void finish_table();

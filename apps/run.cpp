@@ -121,6 +121,7 @@ int run_model(const RunRequest& request) {
             << s.rhs_evals << " field evaluations, " << s.guard_evals << " guard evaluations, " << s.root_iterations
             << " root iterations; " << std::setprecision(3) << wall_simulation << " s\n";
   if (!out_dir.empty()) {
+    recorder.check_written();
     write_stats(result, wall_simulation);
     std::string wrote;
     for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + path.string();

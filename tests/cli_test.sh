@@ -168,6 +168,18 @@ if [ -w /dev/full ]; then
   check "... saying that writing failed" grep -q "writing to standard output failed" "$TMP/full.err"
 fi
 "$HYSIM" run pwm-servo --t-end 100 --out "$TMP/piped" 2>"$TMP/piped.err" | head -1 >/dev/null
+# A full disk (a 256 kB tmpfs, where this machine lets us mount one): exit 1 naming the file,
+# not "wrote ...".
+mkdir -p "$TMP/tiny"
+if mount -t tmpfs -o size=256k tmpfs "$TMP/tiny" 2>/dev/null; then
+  "$HYSIM" run pwm-servo --t-end 1000 --quiet --out "$TMP/tiny/run" >"$TMP/tiny.out" 2>"$TMP/tiny.err"
+  check "run --out on a full disk exits 1" test $? -eq 1
+  check "... naming the file that could not be written" grep -q "writing $TMP/tiny/run/.*.csv failed (is the disk full?)" "$TMP/tiny.err"
+  check "... and not claiming to have written it" bash -c "! grep -q '^wrote' '$TMP/tiny.out'"
+  umount "$TMP/tiny"
+else
+  echo "note: no tmpfs can be mounted here; the full-disk check did not run"
+fi
 check "run | head -1 still writes stats.json" grep -q '"reason": "reached t_end"' "$TMP/piped/stats.json"
 bad_case "atol > 0" run pwm-servo --atol 0 --solver bs3
 "$HYSIM" run pwm-servo --t-end 0.1 --out "" >/dev/null 2>"$TMP/empty-out.err"

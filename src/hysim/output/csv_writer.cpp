@@ -131,6 +131,16 @@ void CsvWriter<S>::flush() {
   if (steps_.is_open()) steps_.flush();
 }
 
+template <class S>
+void CsvWriter<S>::check_written() {
+  flush();
+  const std::pair<const std::ofstream*, const char*> streams[] = {
+      {&events_, "events.csv"}, {&trajectory_, "trajectory.csv"}, {&steps_, "steps.csv"}};
+  for (const auto& [stream, name] : streams) {
+    if (stream->is_open() && !*stream) throw Error("writing " + (folder_ / name).string() + " failed (is the disk full?)");
+  }
+}
+
 template class CsvWriter<double>;
 template class CsvWriter<long double>;
 template class CsvWriter<float128>;

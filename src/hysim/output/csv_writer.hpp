@@ -44,6 +44,9 @@ class CsvWriter final : public Observer<S> {
 
   // Flushes every file (on_finish does; call it after a run that threw).
   void flush();
+  // Flushes, then throws Error naming the first file that could not be written in full (a
+  // full disk): call it before reporting the files as written.
+  void check_written();
   // The files being written.
   std::vector<std::filesystem::path> files() const;
   // The time of the last sample written.
