@@ -376,12 +376,14 @@ check "--quiet prints no table" bash -c "! grep -q '^event' '$TMP/quiet.out'"
 check "--files events,stats writes only those" bash -c "test -f '$TMP/quiet/events.csv' -a -f '$TMP/quiet/stats.json' -a ! -e '$TMP/quiet/trajectory.csv' -a ! -e '$TMP/quiet/steps.csv'"
 "$HYSIM" run pwm-servo --t-end 1 --files events,bogus >/dev/null 2>"$TMP/files.err"
 check "--files with an unknown name exits 2" test $? -eq 2
-# Peak memory (kB) of a run to t_end, with every file written: 30 times the horizon, the same memory.
-peak() {
+# peak_kb COMMAND...: the peak resident memory (kB) of a command, its output discarded.
+peak_kb() {
   python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$HYSIM" run pwm-servo --t-end "$1" --out "$TMP/rss$1"
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
+# Peak memory (kB) of a run to t_end, with every file written: 30 times the horizon, the same memory.
+peak() { peak_kb "$HYSIM" run pwm-servo --t-end "$1" --out "$TMP/rss$1"; }
 short=$(peak 100)
 long=$(peak 3000)
 check "peak memory at t_end 3000 ($long kB) within 1.2x of t_end 100 ($short kB)" \
@@ -430,11 +432,7 @@ check "compare --jobs 1 and 2: the same table but the wall times" same_but_wall 
 check "workprecision --jobs 1 and 2: the same points but the wall times" \
   same_but_wall "$TMP/wp1/workprecision.csv" "$TMP/wp2/workprecision.csv"
 # A sweep's memory does not grow with its runs: 200,000 runs within 1.2x of 2,000.
-sweep_peak() {
-  python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$HYSIM" sweep exponential --param "y0=0.5:2:$1" --t-end 0.01 --out "$TMP/sweep-rss$1"
-}
+sweep_peak() { peak_kb "$HYSIM" sweep exponential --param "y0=0.5:2:$1" --t-end 0.01 --out "$TMP/sweep-rss$1"; }
 few=$(sweep_peak 2000)
 many=$(sweep_peak 200000)
 check "sweep: peak memory of 200000 runs ($many kB) within 1.2x of 2000 runs ($few kB)" \
