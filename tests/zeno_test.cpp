@@ -1,6 +1,7 @@
-// Zeno detection (events/zeno.hpp) on its own, and on the bouncing ball under every strategy
-// that locates events, the gamma approach and the cvode peer; a continuation that does not
-// hold is an error, not an endless run.
+// Zeno detection (events/zeno.hpp) on its own, and on the bouncing ball (pinnacles), the two
+// tanks and the relay with a closing hysteresis band (ordinary switches) under every strategy
+// that locates events, the gamma approach and the cvode peer, against their closed forms; a
+// continuation that does not hold is an error, not an endless run.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "hysim/core/errors.hpp"
 #include "hysim/events/zeno.hpp"
+#include "hysim/lang/build.hpp"
 #include "test_support.hpp"
 
 namespace hysim {
@@ -22,7 +24,7 @@ SimulationOptions zeno_options() {
 
 // Feeds t_k = t_inf - d0 r^k / (1 - r)... : intervals d0 r^k, accumulating at t_inf.
 TEST(ZenoWatch, GeometricIntervalsGiveTheirLimit) {
-  ZenoWatch<double> watch(zeno_options());
+  ZenoWatch<double> watch(zeno_options(), true);
   const double r = 0.8, t_inf = 12.0;
   double remaining = 1.0;  // t_inf - t_k
   bool declared = false;
@@ -43,12 +45,12 @@ TEST(ZenoWatch, GeometricIntervalsGiveTheirLimit) {
 }
 
 TEST(ZenoWatch, EqualIntervalsAreNotZeno) {
-  ZenoWatch<double> watch(zeno_options());
+  ZenoWatch<double> watch(zeno_options(), true);
   for (int k = 0; k < 100; ++k) EXPECT_FALSE(watch.observe(0.5 * k, 0.0)) << "event " << k;
 }
 
 TEST(ZenoWatch, AGrowingIntervalBreaksTheSequence) {
-  ZenoWatch<double> watch(zeno_options());
+  ZenoWatch<double> watch(zeno_options(), true);
   double t = 0, d = 1;
   for (int k = 0; k < 8; ++k) {
     EXPECT_FALSE(watch.observe(t, 0.0));
@@ -62,7 +64,7 @@ TEST(ZenoWatch, AGrowingIntervalBreaksTheSequence) {
 // Intervals at the time resolution (a few ulps, or h_min): no longer geometric, but at the
 // accumulation point to within that resolution.
 TEST(ZenoWatch, IntervalsAtTheResolutionAreAnAccumulation) {
-  ZenoWatch<double> watch(zeno_options());
+  ZenoWatch<double> watch(zeno_options(), true);
   const double t0 = 0.6711382895120890, ulp = std::nextafter(t0, 1.0) - t0;
   bool declared = false;
   double t = t0, last = t0;
@@ -81,7 +83,7 @@ TEST(ZenoWatch, IntervalsAtTheResolutionAreAnAccumulation) {
 // and declares once the last interval is within 64 resolutions.
 TEST(ZenoWatch, CoarseEventTimesAllowForTheirResolution) {
   const double r = 0.8, t_inf = 12.0, resolution = 1e-6;
-  ZenoWatch<double> exact(zeno_options()), coarse(zeno_options());
+  ZenoWatch<double> coarse(zeno_options(), true);
   double remaining = 1.0;
   bool declared = false;
   for (int k = 0; k < 200 && !declared; ++k) {
@@ -92,6 +94,41 @@ TEST(ZenoWatch, CoarseEventTimesAllowForTheirResolution) {
   }
   ASSERT_TRUE(declared);
   EXPECT_NEAR(coarse.t_inf(), t_inf, 10 * resolution);
+}
+
+// Two modes whose phases shrink by different factors a and b in turn (two tanks with
+// v1 != v2): the ratios of successive intervals alternate, those two apart agree (period 2),
+// and the limit is the sum of the remaining cycles.
+TEST(ZenoWatch, AlternatingRatiosAreAnAccumulationOfPeriodTwo) {
+  const double a = 0.875, b = 0.5, t_inf = 10.0;
+  std::vector<double> intervals{1.0};
+  for (int k = 1; k < 120; ++k) intervals.push_back(intervals.back() * (k % 2 == 1 ? a : b));
+  double remaining = 0;
+  for (double d : intervals) remaining += d;  // the tail beyond 120 intervals is below 1e-19 s
+  ZenoWatch<double> watch(zeno_options(), false);
+  bool declared = false;
+  std::size_t k = 0;
+  for (; k < intervals.size() && !declared; ++k) {
+    declared = watch.observe(t_inf - remaining, 0.0);
+    remaining -= intervals[k];
+  }
+  ASSERT_TRUE(declared);
+  EXPECT_EQ(watch.period(), 2u);
+  EXPECT_NEAR(watch.ratio(), a * b, 1e-5);
+  EXPECT_NEAR(watch.t_inf(), t_inf, 1e-12);
+  EXPECT_LE(t_inf - (t_inf - remaining - intervals[k - 1]), 1e-9 * 1.01);  // declared within the horizon
+}
+
+// Ordinary switches a few ulps apart are chatter (a sliding surface without the equivalent
+// dynamics), not an accumulation: the watch on every event applies the geometric test only.
+TEST(ZenoWatch, SwitchesAtTheResolutionAreNotZenoWithoutPinnacles) {
+  ZenoWatch<double> watch(zeno_options(), false);
+  const double t0 = 0.6711382895120890, ulp = std::nextafter(t0, 1.0) - t0;
+  double t = t0;
+  for (int k = 0; k < 100; ++k) {
+    EXPECT_FALSE(watch.observe(t, 16 * ulp)) << "event " << k;
+    t += (k % 2 == 0 ? 3 : 2) * ulp;
+  }
 }
 
 // The bouncing ball (e = 0.8 from 10 m) accumulates at t1 + 2 v1 e / (g (1 - e)). Every
@@ -150,6 +187,127 @@ TEST(ZenoContinuation, ThatDoesNotHoldIsAnError) {
     EXPECT_LT(simulator.statistics().events, 1000);
   }
 }
+
+// Ordinary switches accumulating: the two tanks of models/two-tank.hym (Johansson et al.
+// 1999) and the relay of models/relay-hysteresis.hym. Their event times and accumulation
+// times in closed form; every strategy that locates events, gamma (to its h_min) and the cvode
+// peer declare Zeno at the accumulation and go on in the declared continuation.
+Model<double> shipped_model(const std::string& file) {
+  const ModelEntry entry = lang::load_model_file(std::string(HYSIM_SOURCE_DIR) + "/models/" + file);
+  return entry.make<double>(entry.default_values());
+}
+
+// The two tanks (w = 0.75, v1 = 0.5, v2 = 0.4, r1 = r2 = 0.25, both levels 1 at t = 0):
+// phases of e/v2 (tank 2 draining, the excess e in it) and e/v1 in turn, the excess shrinking
+// by (w - v1)/v2 and (w - v2)/v1; accumulation at (1 + 1 - 0.25 - 0.25)/(0.9 - 0.75) = 10 s.
+// The first n switch times.
+std::vector<double> two_tank_switch_times(std::size_t n) {
+  const double w = 0.75, v1 = 0.5, v2 = 0.4;
+  // The first phase drains tank 2 (excess 0.75) while tank 1 fills: then the excess is all in tank 1.
+  double t = 0.75 / v2, e = 1.5 - (v1 + v2 - w) * t;
+  bool draining_1 = true;  // the next phase drains tank 1 (inflow to tank 2)
+  std::vector<double> times;
+  while (times.size() < n) {
+    times.push_back(t);
+    const double v = draining_1 ? v1 : v2, v_other = draining_1 ? v2 : v1;
+    t += e / v;
+    e *= (w - v_other) / v;
+    draining_1 = !draining_1;
+  }
+  return times;
+}
+
+struct SwitchZenoCase {
+  std::string strategy;
+  double t_inf_tolerance;    // |t_zeno - t_inf| allowed [s]
+  double switch_tolerance;   // |t_k - t_k*| allowed for the switches [s]; < 0: not compared
+};
+
+void PrintTo(const SwitchZenoCase& c, std::ostream* os) { *os << c.strategy; }
+
+std::string case_name(const ::testing::TestParamInfo<SwitchZenoCase>& info) {
+  std::string name = info.param.strategy;
+  for (char& ch : name) ch = ch == '-' ? '_' : ch;
+  return name;
+}
+
+class SwitchZenoByStrategy : public ::testing::TestWithParam<SwitchZenoCase> {};
+
+TEST_P(SwitchZenoByStrategy, TwoTanksAccumulateAtTheClosedFormTime) {
+  const SwitchZenoCase& c = GetParam();
+  const Model<double> model = shipped_model("two-tank.hym");
+  SimulationOptions options;
+  options.strategy = c.strategy;
+  options.t_end = 12.0;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  ASSERT_TRUE(result.zeno_detected) << result.message;
+  EXPECT_FALSE(result.zeno_of_pinnacles);
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  EXPECT_NEAR(result.t_zeno, 10.0, c.t_inf_tolerance);
+  EXPECT_TRUE(testing::contains(result.message, "Zeno accumulation of events")) << result.message;
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_EQ(run.rows.back().guard, "zeno");
+  // The switches against the closed form; the next one would have come within the horizon.
+  const std::vector<double> exact = two_tank_switch_times(run.rows.size());
+  if (c.switch_tolerance >= 0) {
+    for (std::size_t k = 0; k + 1 < run.rows.size(); ++k) {
+      EXPECT_NEAR(run.rows[k].t, exact[k], c.switch_tolerance) << "switch " << k;
+      EXPECT_EQ(run.rows[k].guard, k % 2 == 0 ? "low2" : "low1") << "switch " << k;
+    }
+    EXPECT_LE(10.0 - exact[run.rows.size() - 2], 2e-9) << "the last switch found was near the Zeno horizon of t_inf";
+    EXPECT_GT(10.0 - exact[run.rows.size() - 1], 1e-11) << "no switch was found far below the horizon";
+  }
+  // The continuation from (r1, r2) at t_zeno: both tanks drain, sharing the inflow as v1 : v2.
+  const double w = 0.75, v1 = 0.5, v2 = 0.4, left = 12.0 - result.t_zeno;
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "shared");
+  EXPECT_NEAR(result.x[0], 0.25 + (w * v1 / (v1 + v2) - v1) * left, 1e-12);
+  EXPECT_NEAR(result.x[1], 0.25 + (w * v2 / (v1 + v2) - v2) * left, 1e-12);
+  std::cout << "[two-tank, " << c.strategy << "] Zeno at t = " << format_scalar(result.t_zeno) << ", error "
+            << result.t_zeno - 10.0 << " s, after " << result.stats.events << " events\n";
+}
+
+// The relay (h0 = 0.5, T = 10, x(0) = 0): T - t_k = T q^(k-1)/(1 + c), q = (1 - c)/(1 + c),
+// c = h0/T; accumulation at T = 10 s, then x = 0 in the Filippov average.
+TEST_P(SwitchZenoByStrategy, RelayWithAClosingBandAccumulatesAtT) {
+  const SwitchZenoCase& c = GetParam();
+  const Model<double> model = shipped_model("relay-hysteresis.hym");
+  SimulationOptions options;
+  options.strategy = c.strategy;
+  options.t_end = 12.0;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  ASSERT_TRUE(result.zeno_detected) << result.message;
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  EXPECT_NEAR(result.t_zeno, 10.0, c.t_inf_tolerance);
+  ASSERT_FALSE(run.rows.empty());
+  EXPECT_EQ(run.rows.back().guard, "zeno");
+  const double T = 10.0, cc = 0.5 / T, q = (1 - cc) / (1 + cc);
+  if (c.switch_tolerance >= 0) {
+    double left = T / (1 + cc);
+    for (std::size_t k = 0; k + 1 < run.rows.size(); ++k, left *= q) {
+      EXPECT_NEAR(run.rows[k].t, T - left, c.switch_tolerance) << "switch " << k;
+      EXPECT_EQ(run.rows[k].guard, k % 2 == 0 ? "high" : "low") << "switch " << k;
+    }
+    EXPECT_LE(left, 1e-9 * 1.01 / q) << "the last switch found was within the Zeno horizon of T";
+    EXPECT_GT(left, 1e-9 * q * q) << "no switch was found below the Zeno horizon";
+  }
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "hold");
+  EXPECT_EQ(result.x[0], 0.0);
+  std::cout << "[relay-hysteresis, " << c.strategy << "] Zeno at t = " << format_scalar(result.t_zeno) << ", error "
+            << result.t_zeno - 10.0 << " s, after " << result.stats.events << " events\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, SwitchZenoByStrategy,
+                         ::testing::Values(SwitchZenoCase{"gamma-refine", 1e-9, 1e-12},
+                                           SwitchZenoCase{"bisection", 1e-9, 1e-12},
+                                           SwitchZenoCase{"illinois", 1e-9, 1e-12},
+                                           SwitchZenoCase{"itp", 1e-9, 1e-12},
+                                           SwitchZenoCase{"sampled", 1e-9, 1e-12},
+                                           SwitchZenoCase{"double-sided", 1e-9, 1e-12},
+                                           SwitchZenoCase{"gamma", 100 * 1e-6, -1},
+                                           SwitchZenoCase{"cvode", 1e-9, 1e-9}),
+                         case_name);
 
 }  // namespace
 }  // namespace hysim

@@ -392,7 +392,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
     stats_.guard_evals = guard_evals;
     const auto outcome = emitter_.take(mode_, transition, t_a, x_a, t_b, x_b, one_sided);
     mode_ = outcome.arrival.mode;
-    if (outcome.pinnacle && at_zeno(t_a, outcome.arrival.x)) return;
+    if (at_zeno(t_a, outcome.arrival.x, outcome.pinnacle)) return;
     if (outcome.last_kind == TransitionClass::kSliding && options_.sliding && start_sliding(t_a, outcome.arrival)) {
       sample(t_a, stepper_->x_current());
       return;
@@ -406,10 +406,11 @@ class Simulator<S>::Impl final : private Outlook<S> {
     sample(t_a, stepper_->x_current());
   }
 
-  // zeno: after a pinnacle event at t with arrival state x (events/zeno.hpp, ZenoPolicy).
-  // True when Zeno is declared: the run then stops, or goes on at t_inf in the continuation.
-  bool at_zeno(S t, const S* x) {
-    switch (zeno_.observe(t, time_resolution(t), mode_, x)) {
+  // zeno: after an event at t with arrival state x (events/zeno.hpp, ZenoPolicy); `pinnacle`:
+  // its chain visited one. True when Zeno is declared: the run then stops, or goes on at t_inf
+  // in the continuation.
+  bool at_zeno(S t, const S* x, bool pinnacle) {
+    switch (zeno_.observe(t, time_resolution(t), mode_, x, pinnacle)) {
       case ZenoPolicy<S>::Verdict::kNone: return false;
       case ZenoPolicy<S>::Verdict::kStop:  // in the arrival mode at the event
         stepper_->restart(rhs_of(mode_), t, x, nullptr);
@@ -519,6 +520,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
     result.x.assign(stepper_->x_current(), stepper_->x_current() + n_);
     result.stats = stats_;
     result.zeno_detected = zeno_.detected();
+    result.zeno_of_pinnacles = zeno_.of_pinnacles();
     result.t_zeno = zeno_.t_zeno();
     result.message = result_message(result, model_);
     return result;
@@ -533,6 +535,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
     result.x = last_.seen ? last_.x : model_.x0;
     result.stats = stats_;
     result.zeno_detected = zeno_.detected();
+    result.zeno_of_pinnacles = zeno_.of_pinnacles();
     result.t_zeno = zeno_.t_zeno();
     return result;
   }

@@ -37,7 +37,7 @@ std::string result_message(const RunResult<S>& result, const Model<S>& model, co
                      " in mode '" + model.modes[static_cast<std::size_t>(result.mode)].name + "' after " +
                      std::to_string(result.stats.events) + " events" + detail;
   if (result.zeno_detected) {
-    text += "; Zeno accumulation of pinnacles at t = " + format_scalar(result.t_zeno) +
+    text += std::string("; Zeno accumulation of ") + (result.zeno_of_pinnacles ? "pinnacles" : "events") + " at t = " + format_scalar(result.t_zeno) +
             (result.reason == RunReason::kZeno ? " (the model declares no continuation)"
                                                : ", continued in mode '" + model.zeno.mode_name + "'");
   }

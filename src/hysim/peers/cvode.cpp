@@ -217,6 +217,7 @@ class CvodeRun {
     result.x.assign(y, y + n_);
     result.stats = *stats_;
     result.zeno_detected = zeno_.detected();
+    result.zeno_of_pinnacles = zeno_.of_pinnacles();
     result.t_zeno = zeno_.t_zeno();
     result.message =
         result_message(result, model_, std::string(" (CVODE ") + (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")");
@@ -253,18 +254,18 @@ class CvodeRun {
     std::copy(outcome.arrival.x, outcome.arrival.x + n_, y);  // the chain copied x_a first
     sample(t_r, y);
     t_resume_ = t_r;
-    if (outcome.pinnacle && at_zeno(t_r, y)) {
+    if (at_zeno(t_r, y, outcome.pinnacle)) {
       if (stop_) return true;
     }
     restart(t_resume_);
     return true;
   }
 
-  // After a pinnacle event at t_r with arrival state y (events/zeno.hpp, ZenoPolicy, as the
-  // engine does): true when Zeno is declared; then either stop_, or y is the continuation's
-  // state and integration goes on at t_inf in its mode.
-  bool at_zeno(double t_r, double* y) {
-    switch (zeno_.observe(t_r, time_resolution(t_r), mode_, y)) {
+  // After an event at t_r with arrival state y (events/zeno.hpp, ZenoPolicy, as the engine
+  // does; `pinnacle`: its chain visited one): true when Zeno is declared; then either stop_, or
+  // y is the continuation's state and integration goes on at t_inf in its mode.
+  bool at_zeno(double t_r, double* y, bool pinnacle) {
+    switch (zeno_.observe(t_r, time_resolution(t_r), mode_, y, pinnacle)) {
       case ZenoPolicy<double>::Verdict::kNone: return false;
       case ZenoPolicy<double>::Verdict::kStop: stop_ = true; return true;
       case ZenoPolicy<double>::Verdict::kContinue:

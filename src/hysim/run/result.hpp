@@ -64,6 +64,7 @@ struct RunResult {
   S t = S(0);            // time reached (kFailed: the last point passed to the observer)
   S t_zeno = S(0);       // the estimated Zeno accumulation time, when zeno_detected
   bool zeno_detected = false;
+  bool zeno_of_pinnacles = false;  // the accumulation was of pinnacles (else of ordinary switches)
   int mode = -1;         // mode at the end
   std::vector<S> x;      // state at the end
   RunStatistics stats;
