@@ -116,5 +116,24 @@ TEST(SlidingOff, ChattersAtTheMinimumStep) {
             << " events reach only t = " << off.result.t << "\n";
 }
 
+// With the default event budget the chattering would take 10 million events; the run fails
+// instead once stall_events events in a row each moved t by at most 64 ulps, and says where.
+TEST(SlidingOff, ChatteringAtTheTimeResolutionIsNoProgress) {
+  SimulationOptions options;
+  options.t_end = 1.0;
+  options.sliding = false;
+  options.stall_events = 500;
+  const Model<double> model = filippov_model();
+  Simulator<double> simulator(model, options);
+  const RunResult<double> result = simulator.run(nullptr);
+  ASSERT_TRUE(result.failed()) << result.message;
+  EXPECT_TRUE(testing::contains(result.message, "makes no progress")) << result.message;
+  EXPECT_TRUE(testing::contains(result.message, "guard 'x")) << result.message;
+  EXPECT_TRUE(testing::contains(result.message, "501 events in a row")) << result.message;
+  EXPECT_LE(result.stats.events, 502);
+  EXPECT_NEAR(result.t, 2 - std::sqrt(2.0), 1e-9);  // chattering where x reaches 0
+  std::cout << result.message << "\n";
+}
+
 }  // namespace
 }  // namespace hysim

@@ -85,7 +85,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
                                  StepperTolerances<S>{S(options_.rtol), S(options_.atol)})),
         detector_(model, &stats_.guard_evals, &stats_.rhs_evals),
         chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
-        emitter_(model, options_.chain_limit, &chain_, &stats_),
+        emitter_(model, options_, &chain_, &stats_),
         sliding_(model, &detector_, &stats_.rhs_evals),
         zeno_(model, options_, &emitter_),
         limiter_(options_, strategy_.get(), stepper_->is_adaptive()),

@@ -3,7 +3,11 @@
 //
 //   progress  an event at the same time as the previous one (within same_time) is counted;
 //             more than chain_limit of them in a row throw SimulationError: the run does not
-//             advance (chattering at a surface)
+//             advance (chattering at a surface). So are events within kStallUlps ulps of the
+//             previous one: more than stall_events of them in a row throw SimulationError
+//             naming the mode, the guard and how far t moved (chattering at the time
+//             resolution, a "consecutive zero crossings" limit decided from the resolution of
+//             t; a geometric accumulation is Zeno, declared long before: events/zeno.hpp)
 //   count     events += 1, one_sided_events += one_sided
 //   resolve   TransitionChain::resolve from (t_a, x_a) [and the far side (t_b, x_b)]
 //   record    per mode visited: transitions += 1, one EventRecord to Observer::on_event,
@@ -24,6 +28,7 @@
 #include "hysim/core/log.hpp"
 #include "hysim/core/model.hpp"
 #include "hysim/run/observer.hpp"
+#include "hysim/run/options.hpp"
 #include "hysim/run/result.hpp"
 #include "hysim/events/chain.hpp"
 #include "hysim/events/run_checks.hpp"
@@ -42,14 +47,21 @@ class EventEmitter {
   };
 
   // The chain and the counters outlive the emitter.
-  EventEmitter(const Model<S>& model, int chain_limit, TransitionChain<S>* chain, RunStatistics* stats)
-      : model_(model), chain_limit_(chain_limit), chain_(chain), stats_(stats) {}
+  // Events closer than this many ulps of t to the previous one make no progress.
+  static constexpr int kStallUlps = 64;
+
+  EventEmitter(const Model<S>& model, const SimulationOptions& options, TransitionChain<S>* chain,
+               RunStatistics* stats)
+      : model_(model), chain_limit_(options.chain_limit), stall_events_(options.stall_events), chain_(chain),
+        stats_(stats) {}
 
   // Starts a run: no previous event; records go to `observer` (may be null).
   void reset(Observer<S>* observer) {
     observer_ = observer;
     last_event_t_ = -std::numeric_limits<S>::infinity();
     events_at_same_t_ = 0;
+    stalled_events_ = 0;
+    previous_t_ = -std::numeric_limits<S>::infinity();
   }
 
   // Transition `transition` of `mode` fired at t_a with pre-event state x_a; (t_b, x_b) is the
@@ -60,6 +72,7 @@ class EventEmitter {
                S same_time = S(0)) {
     Outcome outcome;
     EventRecord<S> record = count(mode, t_a, t_b, one_sided, same_time, &outcome.repeated);
+    check_progress(mode, transition, t_a);
     outcome.arrival = chain_->resolve(
         mode, transition, t_a, x_a, t_b, x_b,
         [this, &record, &outcome](int from, int to, TransitionClass kind, std::string_view guard,
@@ -124,15 +137,41 @@ class EventEmitter {
     return record;
   }
 
+  // progress at the time resolution (header comment).
+  void check_progress(int mode, int transition, S t_a) {
+    using std::abs;
+    const bool stalled = t_a - previous_t_ <= S(kStallUlps) * (next_up(abs(t_a)) - abs(t_a));
+    if (!stalled) {
+      stalled_events_ = 0;
+      previous_t_ = t_a;
+      return;
+    }
+    if (stalled_events_++ == 0) stall_start_t_ = previous_t_;
+    previous_t_ = t_a;
+    if (stalled_events_ > stall_events_) {
+      const auto& m = model_.modes[static_cast<std::size_t>(mode)];
+      throw SimulationError(where(mode, t_a) + ", guard '" + m.transitions[static_cast<std::size_t>(transition)].name +
+                            "': " + std::to_string(stalled_events_) + " events in a row, each within " +
+                            std::to_string(kStallUlps) + " ulps of t of the one before, moved t by " +
+                            format_scalar(t_a - stall_start_t_) + " s in all: the run makes no progress "
+                            "(chattering at the time resolution; stall_events bounds it)");
+    }
+  }
+
   std::string where(int mode, S t) const { return hysim::where(model_, mode, t); }
 
   const Model<S>& model_;
   int chain_limit_;
+  std::int64_t stall_events_;
   TransitionChain<S>* chain_;
   RunStatistics* stats_;
   Observer<S>* observer_ = nullptr;
   S last_event_t_ = -std::numeric_limits<S>::infinity();
   int events_at_same_t_ = 0;
+  // progress at the time resolution: events in a row, each within kStallUlps of the one before,
+  // since stall_start_t_
+  std::int64_t stalled_events_ = 0;
+  S previous_t_ = -std::numeric_limits<S>::infinity(), stall_start_t_ = S(0);
 };
 
 }  // namespace hysim

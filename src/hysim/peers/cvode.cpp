@@ -134,7 +134,7 @@ class CvodeRun {
         n_(model.state_size()),
         detector_(model, &stats->guard_evals),
         chain_(model, options.chain_limit, &detector_, &stats->rhs_evals),
-        emitter_(model, options.chain_limit, &chain_, stats),
+        emitter_(model, options, &chain_, stats),
         zeno_(model, options, &emitter_),
         field_(n_) {
     // Root functions of each mode: every atom of every transition, in declaration order.

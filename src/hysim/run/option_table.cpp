@@ -60,6 +60,9 @@ const std::vector<OptionInfo>& option_table() {
        "most modes one event may visit (and most consecutive events at one time), >= 1"},
       {"event_limit", &O::event_limit, "", G::kLimit,
        "stop after this many events (the run then ends normally, reason \"event limit\"), >= 1"},
+      {"stall_events", &O::stall_events, "", G::kLimit,
+       "fail after this many events in a row, each within 64 ulps of t of the one before: the "
+       "run makes no progress (chattering at the time resolution), >= 1"},
   };
   return table;
 }

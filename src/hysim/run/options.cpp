@@ -42,6 +42,7 @@ void SimulationOptions::validate() const {
   require(std::isfinite(zeno_horizon) && zeno_horizon > 0, "zeno_horizon", "zeno_horizon > 0", zeno_horizon);
   require(chain_limit >= 1, "chain_limit", "chain_limit >= 1", chain_limit);
   require(event_limit >= 1, "event_limit", "event_limit >= 1", static_cast<double>(event_limit));
+  require(stall_events >= 1, "stall_events", "stall_events >= 1", static_cast<double>(stall_events));
 }
 
 

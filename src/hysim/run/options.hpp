@@ -44,6 +44,8 @@ struct SimulationOptions {
                                  //     r d / (1 - r) (d the last interval), at most this
   int chain_limit = 64;          // most modes one event may visit before the run fails
   std::int64_t event_limit = 10'000'000;  // the run stops (reason kEventLimit) after this many events
+  std::int64_t stall_events = 10'000;     // the run fails after this many events in a row, each within
+                                          //     64 ulps of t of the one before (no progress)
 
   // Throws InvalidArgument naming the first field that breaks its constraint.
   void validate() const;
