@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "apps/reference_file.hpp"
+#include "apps/stop.hpp"
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
@@ -100,11 +101,12 @@ Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options,
   EventCollector<S> collector(&run.events);
   try {
     Simulator<S> simulator(model, options);
+    simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
     const auto start = std::chrono::steady_clock::now();
     const RunResult<S> result = simulator.run(&collector);
     run.stats = result.stats;
-    if (result.reason == RunReason::kFailed) {
-      run.outcome = Outcome::kFailed;
+    if (result.reason == RunReason::kFailed || result.reason == RunReason::kInterrupted) {
+      run.outcome = Outcome::kFailed;  // an interrupted run's events stop short: not measured
       run.note = result.message;
     }
     run.wall_seconds = std::max(0.0, seconds_since(start) - collector.seconds_in_observer());

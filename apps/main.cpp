@@ -11,13 +11,19 @@
 //   hysim sweep MODEL --param ... [--jobs N]  many runs over a grid or a sample of parameters
 //
 // Each subcommand lives in its own file (apps/commands.hpp). Exit codes: 0 success, 2 bad
-// arguments (syntax or hysim::InvalidArgument), 1 a failed run or any other error.
+// arguments (syntax or hysim::InvalidArgument), 1 a failed run or any other error (out of
+// memory included), 130 / 143 / 124 a command stopped by SIGINT / SIGTERM / its --time-limit
+// (apps/stop.hpp).
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
+#include <new>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "apps/commands.hpp"
+#include "apps/stop.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/verbosity.hpp"
 #include "hysim/lang/source.hpp"
@@ -37,6 +43,18 @@ int main(int argc, char** argv) {
       add_workprecision_command(app, &verbosity), add_sweep_command(app, &verbosity),
   };
 
+  // Every command that runs a model, a reference or user code takes a wall-clock budget.
+  double time_limit = 0;
+  const std::set<std::string> running = {"run", "compare", "reproduce", "workprecision", "sweep"};
+  for (const auto& command : commands) {
+    if (running.count(command.parser->get_name()) == 0) continue;
+    command.parser
+        ->add_option("--time-limit", time_limit,
+                     "[s] wall-clock budget: the runs stop there (reason interrupted, files complete), exit 124; "
+                     "0: none")
+        ->check(CLI::Range(0.0, 3.2e7));  // a year at most: finite
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -53,7 +71,16 @@ int main(int argc, char** argv) {
       if (out != nullptr && out->count() > 0 && out->as<std::string>().empty()) {
         throw hysim::InvalidArgument("--out: the folder's name is empty");
       }
-      const int status = command.execute();
+      int status = 0;
+      {
+        const StopOnSignals signals;  // SIGINT, SIGTERM: the runs stop at their next step
+        const Deadline deadline(time_limit);
+        status = command.execute();
+      }
+      if (status == 0 && stop_cause() != 0) {  // the command ended early, its rows say interrupted
+        std::cerr << "hysim: " << stop_cause_text() << ": the command stopped early; runs cut short say interrupted\n";
+        status = stop_exit_code();
+      }
       // Output to a full disk or a closed pipe fails here, not silently (the files are written
       // by then: SIGPIPE is ignored, so that `hysim run ... | head` still writes stats.json).
       std::cout.flush();
@@ -70,6 +97,10 @@ int main(int argc, char** argv) {
   } catch (const hysim::InvalidArgument& e) {
     std::cerr << "hysim: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // The files written so far are closed (flushed) on the way here, each with complete rows.
+    std::cerr << "hysim: error: out of memory (std::bad_alloc); the files written so far hold every complete row\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "hysim: error: " << e.what() << "\n";
     return 1;

@@ -10,16 +10,13 @@
 #include <iostream>
 #include <memory>
 
-#include <signal.h>
 #include <unistd.h>
-
-#include <atomic>
-#include <csignal>
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/recorder.hpp"
 #include "apps/rule_run.hpp"
+#include "apps/stop.hpp"
 #include "apps/stopwatch.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
@@ -28,37 +25,6 @@
 namespace hysim::app {
 
 namespace {
-
-// SIGINT and SIGTERM ask the run to stop at its next step (Simulator::stop_when); the files are
-// then flushed and `run` says where it stopped, exiting with 128 + the signal's number.
-std::atomic<bool> g_stop{false};
-volatile std::sig_atomic_t g_signal = 0;
-
-extern "C" void on_stop_signal(int signal) {
-  g_signal = signal;
-  g_stop.store(true, std::memory_order_relaxed);
-}
-
-// Installs the handlers for its lifetime, restoring the previous ones after.
-class StopOnSignals {
- public:
-  StopOnSignals() {
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~StopOnSignals() {
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-
- private:
-  struct sigaction previous_int_ {}, previous_term_ {};
-};
 
 struct RunRequest {
   ModelChoice choice;
@@ -96,12 +62,9 @@ int run_model(const RunRequest& request) {
                                                        result, wall_seconds));
   };
   if (isatty(STDERR_FILENO)) recorder.show_progress(&std::cerr, to_double(model.t0), request.options.t_end);
-  simulator.stop_when(&g_stop);
+  simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
   const auto start = std::chrono::steady_clock::now();
-  const RunResult<S> result = [&] {
-    const StopOnSignals signals;
-    return simulator.run(&recorder);
-  }();
+  const RunResult<S> result = simulator.run(&recorder);
   recorder.finish_table();
   if (result.reason == RunReason::kFailed) {
     recorder.flush();
@@ -128,10 +91,9 @@ int run_model(const RunRequest& request) {
     if (!wrote.empty()) std::cout << "wrote " << wrote << "\n";
   }
   if (result.reason == RunReason::kInterrupted) {
-    std::cerr << "hysim: " << (g_signal == SIGTERM ? "SIGTERM" : "SIGINT") << ": the run stopped at t = "
-              << format_scalar(result.t) << (out_dir.empty() ? "" : "; " + out_dir.string() + " holds its output up to there")
-              << "\n";
-    return 128 + (g_signal == SIGTERM ? SIGTERM : SIGINT);
+    std::cerr << "hysim: " << stop_cause_text() << ": the run stopped at t = " << format_scalar(result.t)
+              << (out_dir.empty() ? "" : "; " + out_dir.string() + " holds its output up to there") << "\n";
+    return stop_exit_code();
   }
   return 0;
 }

@@ -27,6 +27,7 @@
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/sweep.hpp"
+#include "apps/stop.hpp"
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/ensemble/ensemble.hpp"
@@ -246,7 +247,9 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
     Observers<S> observers{&events, files.get()};
     Observer<S>* observer = files ? static_cast<Observer<S>*>(&observers) : &events;
     const auto start = std::chrono::steady_clock::now();
-    const RunResult<S> result = Simulator<S>(*model, options).run(observer);
+    Simulator<S> simulator(*model, options);
+    simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
+    const RunResult<S> result = simulator.run(observer);
     const double wall = seconds_since(start);
     std::vector<std::string> cells = {std::to_string(i)};
     cells.insert(cells.end(), swept.begin(), swept.end());

@@ -1,0 +1,66 @@
+// Stopping a command early, and saying why: SIGINT, SIGTERM, or its wall-clock budget
+// (--time-limit SECONDS on every command that runs a model, a reference or user code).
+//
+// All three set one flag that every run of the command polls at each step
+// (Simulator::stop_when): the run ends with reason `interrupted`, its files hold every complete
+// row computed so far, and the command says where it stopped and exits with 130 (SIGINT),
+// 143 (SIGTERM) or 124 (the time limit, as timeout(1)). Work that does not poll the flag (a
+// reference being read or computed, a model's own code that does not return) cannot be
+// stopped cooperatively: kGraceSeconds after the time limit the watchdog ends the process
+// itself, with a message and exit code 124.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <signal.h>
+
+namespace hysim::app {
+
+// Set when the command must stop early; what every run polls.
+std::atomic<bool>& stop_flag();
+
+// Why: 0 (not stopped), SIGINT, SIGTERM or kTimeLimit.
+inline constexpr int kTimeLimit = -1;
+int stop_cause();
+// "SIGINT", "SIGTERM" or "time limit (5 s)"; the exit code 130, 143 or 124.
+std::string stop_cause_text();
+int stop_exit_code();
+
+// Installs the SIGINT and SIGTERM handlers for its lifetime, restoring the previous ones after.
+class StopOnSignals {
+ public:
+  StopOnSignals();
+  ~StopOnSignals();
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {}, previous_term_ {};
+};
+
+// The wall-clock budget of a command: a watchdog thread that raises the stop flag `seconds`
+// after construction (0: no budget, no thread), and ends the process kGraceSeconds later if
+// the command is still running. Destruction (the command ended) cancels it.
+class Deadline {
+ public:
+  static constexpr double kGraceSeconds = 5;
+
+  explicit Deadline(double seconds);
+  ~Deadline();
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+
+ private:
+  void watch(double seconds);
+
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool finished_ = false;
+  std::thread thread_;
+};
+
+}  // namespace hysim::app

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Every run ends and says why, and keeps what it computed (issue 15; apps/stop.hpp, apps/main.cpp):
+#   - --time-limit stops run, compare (workprecision: the same runs) and sweep at their next step: exit 124, one
+#     line on stderr, stats.json (run) or the rows (sweep) say interrupted, files complete;
+#   - a command stuck where it does not poll for a stop (compare reading its --reference from a
+#     FIFO nobody writes) is ended 5 s after its time limit with a message, exit 124;
+#   - a bad --time-limit exits 2 naming it;
+#   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
+#     normally in 100 MB with every row; a model too large for the limit ends with
+#     "out of memory", exit 1 and no files (skipped under AddressSanitizer, whose shadow memory
+#     needs terabytes of address space).
+# Usage: stop_test.sh PATH_TO_HYSIM. Exit status 1 when any check fails.
+set -u
+HYSIM=${1:?usage: stop_test.sh PATH_TO_HYSIM}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+
+start=$(date +%s%N)
+"$HYSIM" run pwm-servo --t-end 1e6 --time-limit 1 --quiet --out "$TMP/limited" >/dev/null 2>"$TMP/limited.err"
+code=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "run --time-limit 1 exits 124" test $code -eq 124
+check "run --time-limit 1 ends within 3 s ($ms ms)" test $ms -lt 3000
+check "run --time-limit says where the run stopped" grep -q "time limit (1 s): the run stopped at t = " "$TMP/limited.err"
+check "run --time-limit leaves stats.json with reason interrupted" grep -q '"reason": "interrupted"' "$TMP/limited/stats.json"
+check "run --time-limit leaves events.csv with complete rows" python3 -c "
+import csv, sys
+rows = list(csv.reader(open('$TMP/limited/events.csv')))
+sys.exit(0 if len(rows) > 100 and all(len(r) == len(rows[0]) for r in rows) else 1)"
+
+"$HYSIM" sweep pwm-servo --param kp=0.05:0.2:4 --t-end 1e5 --jobs 2 --time-limit 1 >"$TMP/sweep.csv" 2>"$TMP/sweep.err"
+check "sweep --time-limit exits 124" test $? -eq 124
+check "sweep --time-limit: every run has its row, interrupted" python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open('$TMP/sweep.csv')))
+sys.exit(0 if len(rows) == 4 and all(r['reason'] == 'interrupted' for r in rows) else 1)"
+check "sweep --time-limit says so" grep -q "time limit (1 s): the command stopped early" "$TMP/sweep.err"
+
+"$HYSIM" compare pwm-servo --t-end 1e6 --solvers dopri5 --strategies bisection --time-limit 1 --out "$TMP/compare" \
+  >/dev/null 2>"$TMP/compare.err"
+check "compare --time-limit exits 124" test $? -eq 124
+check "compare --time-limit: the run's row says interrupted" grep -q "interrupted" "$TMP/compare/compare.csv"
+
+mkfifo "$TMP/fifo"
+start=$(date +%s%N)
+"$HYSIM" compare pwm-servo --t-end 1 --reference "$TMP/fifo" --time-limit 1 >/dev/null 2>"$TMP/fifo.err"
+code=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "compare stuck on a reference that never comes: exit 124" test $code -eq 124
+check "... after the time limit and its 5 s of grace ($ms ms)" test $ms -ge 5900 -a $ms -lt 9000
+check "... saying why" grep -q "time limit (1 s) reached, and the command did not stop within 5 s" "$TMP/fifo.err"
+
+"$HYSIM" run pwm-servo --time-limit -1 >"$TMP/bad.out" 2>"$TMP/bad.err"
+check "--time-limit -1 exits 2" test $? -eq 2
+check "--time-limit -1 names the option" grep -q -- "--time-limit" "$TMP/bad.err"
+
+if ldd "$HYSIM" | grep -q libasan; then
+  echo "skip ulimit -v checks: AddressSanitizer reserves terabytes of address space"
+else
+  (ulimit -v 100000 && exec "$HYSIM" run pwm-servo --t-end 20000 --quiet --out "$TMP/long") >/dev/null 2>"$TMP/long.err"
+  check "under ulimit -v 100000 a run of 20000 s (about 400,000 events) ends normally" test $? -eq 0
+  check "... with every row: stats.json's event count is events.csv's last index" python3 -c "
+import csv, json, sys
+rows = list(csv.DictReader(open('$TMP/long/events.csv')))
+stats = json.load(open('$TMP/long/stats.json'))
+sys.exit(0 if stats['result']['reason'] == 'reached t_end' and int(rows[-1]['index']) == stats['stats']['events'] > 300000 else 1)"
+  python3 -c "
+n = 200000
+print('model big')
+print('state ' + ', '.join(f'x{i} = 1' for i in range(n)))
+print('mode a { ' + '; '.join(f'der(x{i}) = -x{i}' for i in range(n)) + ' }')" >"$TMP/big.hym"
+  (ulimit -v 100000 && exec "$HYSIM" run "$TMP/big.hym" --t-end 1 --out "$TMP/big") >/dev/null 2>"$TMP/big.err"
+  check "a model too large for ulimit -v 100000 exits 1" test $? -eq 1
+  check "... saying out of memory" grep -q "hysim: error: out of memory" "$TMP/big.err"
+  check "... with no output folder" test ! -e "$TMP/big"
+fi
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
