@@ -132,16 +132,19 @@ TEST(CamFollower, RidesTheCamWithSlidingOn) {
 // (u = z = 0 along the equivalent field), so nothing limits the integrator's steps, and the
 // separation, where the cam's reaction N(t) turns negative for 64 degrees, is a sign change
 // of a sliding rate that a long step can hold whole (it missed every separation after the
-// first revolution before the rates were predicted to second order). gamma and gamma-refine
-// cap each sliding step by the first root of that prediction, sampled checks interior points:
-// each finds all 20 events. (The strategies that only look at step ends miss some: the
-// grazing case of docs/hard-cases.md.)
+// first revolution before the rates were predicted to second order). Every strategy caps each
+// sliding step by the first root of that prediction (gamma's factor, or 1.5 by default), and
+// sampled also checks interior points: each finds all 20 events, with dopri5 and with
+// rosenbrock4 (whose steps along the exact sliding motion grew to 0.31 s and held the whole
+// first separation, 58 to 122 degrees: every step-end strategy missed it before the default
+// cap).
 class CamFollowerDefaultTolerances : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CamFollowerDefaultTolerances, FindsEverySeparationAfterRiding) {
+void finds_every_separation_after_riding(const std::string& strategy, const std::string& solver) {
   constexpr int kLong = 10;
   SimulationOptions options;
-  options.strategy = GetParam();
+  options.strategy = strategy;
+  options.solver = solver;
   options.t_end = kLong;
   options.event_limit = 1000;
   const Model<double> model = cam_model<double>();
@@ -154,14 +157,26 @@ TEST_P(CamFollowerDefaultTolerances, FindsEverySeparationAfterRiding) {
   ASSERT_EQ(events.size(), reference.events.size());
   const long double dt = worst_time_error(events, reference, reference.events.size());
   EXPECT_LT(dt, options.strategy == "gamma" ? 1e-5L : 1e-7L);  // the landings carry the flight's rtol = 1e-6
-  std::cout << "[cam-follower eps = 0, " << options.strategy << ", default tolerances, " << kLong
+  std::cout << "[cam-follower eps = 0, " << options.strategy << ", " << solver << ", default tolerances, " << kLong
             << " revolutions] events per revolution: " << counts_text(counts) << "; max |t - t*| = "
             << static_cast<double>(dt) << " s\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(LookAhead, CamFollowerDefaultTolerances, ::testing::Values("gamma-refine", "gamma", "sampled"),
+TEST_P(CamFollowerDefaultTolerances, FindsEverySeparationAfterRiding) {
+  finds_every_separation_after_riding(GetParam(), "dopri5");
+}
+
+TEST_P(CamFollowerDefaultTolerances, FindsEverySeparationAfterRidingWithRosenbrock4) {
+  finds_every_separation_after_riding(GetParam(), "rosenbrock4");
+}
+
+INSTANTIATE_TEST_SUITE_P(LookAhead, CamFollowerDefaultTolerances,
+                         ::testing::Values("gamma-refine", "gamma", "sampled", "bisection", "illinois", "itp",
+                                           "double-sided"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           return param_info.param == "gamma-refine" ? std::string("gamma_refine") : param_info.param;
+                           std::string name = param_info.param;
+                           for (char& ch : name) ch = ch == '-' ? '_' : ch;
+                           return name;
                          });
 
 // (a) eps = 0, sliding handling off, a fixed-step rule interpreter (strategy step, rk4 with
