@@ -48,11 +48,9 @@ int main(int argc, char** argv) {
   const std::set<std::string> running = {"run", "compare", "reproduce", "workprecision", "sweep"};
   for (const auto& command : commands) {
     if (running.count(command.parser->get_name()) == 0) continue;
-    command.parser
-        ->add_option("--time-limit", time_limit,
-                     "[s] wall-clock budget: the runs stop there (reason interrupted, files complete), exit 124; "
-                     "0: none")
-        ->check(CLI::Range(0.0, 3.2e7));  // a year at most: finite
+    command.parser->add_option("--time-limit", time_limit,
+                               "[s] wall-clock budget: the runs stop there (reason interrupted, files complete), "
+                               "exit 124; 0: none");
   }
 
   try {
@@ -64,6 +62,10 @@ int main(int argc, char** argv) {
   }
   hysim::set_verbosity(verbosity);
   try {
+    if (!(time_limit >= 0 && time_limit <= 3.2e7)) {  // NaN too; a year at most
+      throw hysim::InvalidArgument("--time-limit: " + std::to_string(time_limit) +
+                                   " is not a number of seconds in [0, 3.2e7] (0: none)");
+    }
     for (const auto& command : commands) {
       if (!command.parser->parsed()) continue;
       // --out "" would silently write nothing: a folder must be named.

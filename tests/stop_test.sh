@@ -4,7 +4,9 @@
 #     line on stderr, stats.json (run) or the rows (sweep) say interrupted, files complete;
 #   - a command stuck where it does not poll for a stop (compare reading its --reference from a
 #     FIFO nobody writes) is ended 5 s after its time limit with a message, exit 124;
-#   - a bad --time-limit exits 2 naming it;
+#   - a bad --time-limit exits 2 naming it; SIGTERM exits 143 with stats.json interrupted;
+#   - the rest of the hostile-user list (--t-end 1e308, cvode in float128, --t-end "",
+#     --out naming a file): exit 2, one line naming the culprit, no folder;
 #   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
 #     normally in 100 MB with every row; a model too large for the limit ends with
 #     "out of memory", exit 1 and no files (skipped under AddressSanitizer, whose shadow memory
@@ -59,6 +61,39 @@ check "... saying why" grep -q "time limit (1 s) reached, and the command did no
 "$HYSIM" run pwm-servo --time-limit -1 >"$TMP/bad.out" 2>"$TMP/bad.err"
 check "--time-limit -1 exits 2" test $? -eq 2
 check "--time-limit -1 names the option" grep -q -- "--time-limit" "$TMP/bad.err"
+
+# SIGTERM, like SIGINT (tests/cli_test.sh), stops a run at its next step: exit 143.
+"$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sigterm" >/dev/null 2>"$TMP/sigterm.err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+check "SIGTERM exits 143" test $? -eq 143
+check "SIGTERM says where the run stopped" grep -q "SIGTERM: the run stopped at t = " "$TMP/sigterm.err"
+check "SIGTERM leaves stats.json with reason interrupted" grep -q '"reason": "interrupted"' "$TMP/sigterm/stats.json"
+
+# The rest of the hostile-user list of issue 15: each exits 2 with one line naming the
+# culprit, before any file is written.
+# refused CULPRIT ARGS...: `hysim ARGS... --out DIR` exits 2, says CULPRIT, creates no DIR.
+refused() {
+  local culprit=$1
+  shift
+  rm -rf "$TMP/refused"
+  "$HYSIM" "$@" --out "$TMP/refused" >"$TMP/refused.out" 2>"$TMP/refused.err"
+  local code=$?
+  check "$* exits 2 ($code)" test $code -eq 2
+  check "... in one line naming $culprit" bash -c "test \$(wc -l <'$TMP/refused.err') -eq 1 && grep -qF -- \"$culprit\" '$TMP/refused.err'"
+  check "... and writes no folder" test ! -e "$TMP/refused"
+}
+refused "is below the time resolution" run pwm-servo --t-end 1e308
+refused "is below the time resolution" run cam-follower --t-end 1e308
+refused "strategy cvode runs in double only" run pwm-servo --strategy cvode --scalar float128
+refused "t-end" run pwm-servo --t-end ""
+refused "time-limit" run pwm-servo --time-limit nan
+touch "$TMP/a-file"
+"$HYSIM" run pwm-servo --t-end 1 --out "$TMP/a-file" >/dev/null 2>"$TMP/a-file.err"
+check "--out naming a file exits 2" test $? -eq 2
+check "... saying it is not a folder" grep -q "a-file" "$TMP/a-file.err"
 
 if ldd "$HYSIM" | grep -q libasan; then
   echo "skip ulimit -v checks: AddressSanitizer reserves terabytes of address space"
