@@ -449,16 +449,7 @@ for r in rows:
 sys.exit(0 if ok else 1)"
 check "sweep: says how many runs per second" grep -q "sweep: 1000 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
 
-# SIGINT stops a run cleanly at its next step: files flushed, stats.json says so, exit 130.
-"$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sigint" >/dev/null 2>"$TMP/sigint.err" &
-pid=$!
-sleep 1
-kill -INT "$pid"
-wait "$pid"
-check "SIGINT exits 130" test $? -eq 130
-check "SIGINT says where the run stopped" grep -q "SIGINT: the run stopped at t = " "$TMP/sigint.err"
-check "SIGINT leaves stats.json with reason interrupted" grep -q '"reason": "interrupted"' "$TMP/sigint/stats.json"
-check "SIGINT leaves the events computed so far" test "$(wc -l <"$TMP/sigint/events.csv")" -gt 100
+# SIGINT and SIGTERM: tests/stop_test.sh.
 # On a terminal (a pseudo-terminal from script(1)) a long run shows its progress on stderr.
 if command -v script >/dev/null; then
   timeout 30 script -qc "'$HYSIM' run pwm-servo --t-end 40000 --quiet" /dev/null >"$TMP/progress.out" 2>&1

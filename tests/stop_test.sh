@@ -4,7 +4,8 @@
 #     line on stderr, stats.json (run) or the rows (sweep) say interrupted, files complete;
 #   - a command stuck where it does not poll for a stop (compare reading its --reference from a
 #     FIFO nobody writes) is ended 5 s after its time limit with a message, exit 124;
-#   - a bad --time-limit exits 2 naming it; SIGTERM exits 143 with stats.json interrupted;
+#   - a bad --time-limit exits 2 naming it; SIGINT and SIGTERM exit 130 and 143, stats.json
+#     interrupted, the events computed so far written;
 #   - the rest of the hostile-user list (--t-end 1e308, cvode in float128, --t-end "",
 #     --out naming a file): exit 2, one line naming the culprit, no folder;
 #   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
@@ -62,15 +63,21 @@ check "... saying why" grep -q "time limit (1 s) reached, and the command did no
 check "--time-limit -1 exits 2" test $? -eq 2
 check "--time-limit -1 names the option" grep -q -- "--time-limit" "$TMP/bad.err"
 
-# SIGTERM, like SIGINT (tests/cli_test.sh), stops a run at its next step: exit 143.
-"$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sigterm" >/dev/null 2>"$TMP/sigterm.err" &
-pid=$!
-sleep 1
-kill -TERM "$pid"
-wait "$pid"
-check "SIGTERM exits 143" test $? -eq 143
-check "SIGTERM says where the run stopped" grep -q "SIGTERM: the run stopped at t = " "$TMP/sigterm.err"
-check "SIGTERM leaves stats.json with reason interrupted" grep -q '"reason": "interrupted"' "$TMP/sigterm/stats.json"
+# SIGINT and SIGTERM stop a run cleanly at its next step: files flushed, stats.json says so,
+# exit 128 + the signal's number.
+for signal in INT TERM; do
+  "$HYSIM" run pwm-servo --t-end 1e6 --quiet --out "$TMP/sig$signal" >/dev/null 2>"$TMP/sig$signal.err" &
+  pid=$!
+  sleep 1
+  kill -"$signal" "$pid"
+  wait "$pid"
+  code=$?
+  number=$(kill -l "$signal")
+  check "SIG$signal exits 128 + $number" test $code -eq $((128 + number))
+  check "SIG$signal says where the run stopped" grep -q "SIG$signal: the run stopped at t = " "$TMP/sig$signal.err"
+  check "SIG$signal leaves stats.json with reason interrupted" grep -q '"reason": "interrupted"' "$TMP/sig$signal/stats.json"
+  check "SIG$signal leaves the events computed so far" test "$(wc -l <"$TMP/sig$signal/events.csv")" -gt 100
+done
 
 # The rest of the hostile-user list of issue 15: each exits 2 with one line naming the
 # culprit, before any file is written.
