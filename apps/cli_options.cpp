@@ -51,10 +51,11 @@ ParameterValues ModelChoice::values() const {
   return result;
 }
 
-double ModelChoice::t_end_or(double fallback) const {
+Decimal ModelChoice::t_end_or(const Decimal& fallback) const {
   if (preset.empty()) return fallback;
   for (const Preset& p : entry().presets) {
-    if (p.name == preset && p.t_end > 0) return p.t_end;
+    if (p.name != preset || !(p.t_end > 0)) continue;
+    return p.t_end_text.empty() ? Decimal(p.t_end) : Decimal(p.t_end_text, "t_end of preset '" + p.name + "'");
   }
   return fallback;
 }
@@ -86,6 +87,26 @@ void add_simulation_options(CLI::App* command, SimulationOptions* options, std::
                       return "";
                     },
                     "INTEGER"));
+          } else if constexpr (std::is_same_v<T, Decimal>) {
+            // Kept as typed: each run parses the text in its own scalar type (run/decimal.hpp).
+            const std::string what = std::string("option ") + info.name;
+            Decimal* field = &(options->*member);
+            command
+                ->add_option_function<std::string>(
+                    info.flag(), [field, what](const std::string& text) { *field = Decimal(text, what); },
+                    info.description())
+                ->type_name("FLOAT")
+                ->default_str(option_text(*options, info))
+                ->check(CLI::Validator(
+                    [what](std::string& text) -> std::string {
+                      try {
+                        (void)Decimal(text, what);
+                      } catch (const InvalidArgument& error) {
+                        return error.what();
+                      }
+                      return "";
+                    },
+                    ""));
           } else {
             command->add_option(info.flag(), options->*member, info.description())
                 ->default_str(option_text(*options, info));

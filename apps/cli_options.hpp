@@ -37,8 +37,9 @@ struct ModelChoice {
   // The model's defaults, then the preset, then each --param. Throws InvalidArgument.
   ParameterValues values() const;
   ScalarKind scalar_kind() const { return parse_scalar_kind(scalar); }
-  // The preset's end time, when it names one (Preset::t_end > 0), else `fallback`.
-  double t_end_or(double fallback) const;
+  // The preset's end time, when it names one (Preset::t_end > 0), as its file wrote it, else
+  // `fallback`.
+  Decimal t_end_or(const Decimal& fallback) const;
 };
 
 // A built-in model by name, or a model file by path (ending in .hym or holding a '/'), whose

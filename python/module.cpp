@@ -68,7 +68,20 @@ SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
     for (const OptionInfo& info : option_table()) {
       if (name != info.name) continue;
       known = true;
-      std::visit([&]<class T>(T SimulationOptions::*member) { options.*member = value.cast<T>(); }, info.member);
+      std::visit(
+          [&]<class T>(T SimulationOptions::*member) {
+            if constexpr (std::is_same_v<T, Decimal>) {
+              // A str is kept as typed and parsed in the run's scalar type; a float is a double.
+              if (py::isinstance<py::str>(value)) {
+                options.*member = Decimal(value.cast<std::string>(), "option " + name);
+              } else {
+                options.*member = value.cast<double>();
+              }
+            } else {
+              options.*member = value.cast<T>();
+            }
+          },
+          info.member);
     }
     if (!known) throw InvalidArgument("unknown option '" + name + "' (see `hysim options`)");
   }
@@ -329,7 +342,8 @@ PYBIND11_MODULE(hysim, module) {
                              })
       .def("run", &python::run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            "run(scalar='double', trajectory=True, **options): one simulation; options are the fields of "
-           "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...). Returns a dict: "
+           "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real option "
+           "given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
            "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)")
       .def("sweep", &python::sweep, py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
            py::arg("events") = 3, py::arg("first") = 0, py::arg("runs") = 0, py::arg("scalar") = "double",

@@ -157,7 +157,7 @@ void expect_same_trajectory(const std::string& file, const std::string& builtin,
 template <class S>
 void expect_sample_twins(const std::string& file, const std::string& builtin, double t_end) {
   expect_same_trajectory<S>(file, builtin, t_end);
-  EXPECT_TRUE(testing::collect(testing::catalog_model<S>(builtin), SimulationOptions{.t_end = t_end}).rows.empty());
+  EXPECT_TRUE(testing::collect(testing::catalog_model<S>(builtin), SimulationOptions{.t_end = Decimal(t_end)}).rows.empty());
 }
 
 TEST(ModelFileTwins, Exponential) {

@@ -45,7 +45,7 @@ SimulationOptions with_changed(const OptionInfo& info) {
   std::visit(
       [&]<class T>(T SimulationOptions::*member) {
         T& value = options.*member;
-        if constexpr (std::is_same_v<T, double>) {
+        if constexpr (std::is_same_v<T, Decimal>) {
           value = value == 0 ? 0.1 : value * 3.7;
         } else if constexpr (std::is_same_v<T, bool>) {
           value = !value;

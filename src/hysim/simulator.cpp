@@ -31,6 +31,26 @@ SimulationOptions validated(SimulationOptions options) {
   return options;
 }
 
+// The real options the engine reads, in S, each parsed once from its text (run/decimal.hpp):
+// a float128 run starts its grid, steps and ends at the times as typed, not at their doubles.
+template <class S>
+struct ExactOptions {
+  S t_end, rtol, atol, initial_step, min_step, fixed_step, event_tolerance, output_step, h_min;
+};
+
+template <class S>
+ExactOptions<S> exact_options(const SimulationOptions& o) {
+  return {o.t_end.to<S>("option t_end"),
+          o.rtol.to<S>("option rtol"),
+          o.atol.to<S>("option atol"),
+          o.initial_step.to<S>("option initial_step"),
+          o.min_step.to<S>("option min_step"),
+          o.fixed_step.to<S>("option fixed_step"),
+          o.event_tolerance.to<S>("option event_tolerance"),
+          o.output_step.to<S>("option output_step"),
+          o.h_min.to<S>("option h_min")};
+}
+
 // Forwards everything to the caller's observer (if any) and keeps the last sample: where a
 // failed run stood.
 template <class S>
@@ -78,11 +98,12 @@ class Simulator<S>::Impl final : private Outlook<S> {
   Impl(const Model<S>& model, SimulationOptions options)
       : model_(model),
         options_(validated(std::move(options))),
+        exact_(exact_options<S>(options_)),
         info_(find_strategy(options_.strategy)),
         strategy_(info_.is_driver() ? nullptr : info_.make<S>(options_)),
         n_(model.state_size()),
         stepper_(make_stepper<S>(options_.solver, n_,
-                                 StepperTolerances<S>{S(options_.rtol), S(options_.atol)})),
+                                 StepperTolerances<S>{exact_.rtol, exact_.atol})),
         detector_(model, &stats_.guard_evals, &stats_.rhs_evals),
         chain_(model, options_.chain_limit, &detector_, &stats_.rhs_evals),
         emitter_(model, options_, &chain_, &stats_),
@@ -94,8 +115,8 @@ class Simulator<S>::Impl final : private Outlook<S> {
     // A grid finer than this would write more rows than a disk holds and never end in time.
     constexpr double kMaxGridPoints = 1e9;
     if (options_.output_step > 0 &&
-        to_double(S(options_.t_end) - model.t0) / options_.output_step > kMaxGridPoints) {
-      throw InvalidArgument("option output_step = " + format_scalar(options_.output_step) + " would write more than " +
+        to_double(exact_.t_end - model.t0) / options_.output_step > kMaxGridPoints) {
+      throw InvalidArgument("option output_step = " + options_.output_step.str() + " would write more than " +
                             "1e9 samples over [t0, t_end]; choose a coarser grid");
     }
     if (info_.is_driver() && options_.output_step > 0) {
@@ -105,16 +126,16 @@ class Simulator<S>::Impl final : private Outlook<S> {
     if (info_.is_driver() && !std::is_same_v<S, double>) {
       throw InvalidArgument("strategy " + info_.name + " runs in double only (it brings its own double-precision solver)");
     }
-    if (!(S(options_.t_end) > model.t0)) {
-      throw InvalidArgument("option t_end = " + format_scalar(options_.t_end) + " must exceed the model's t0 = " +
+    if (!(exact_.t_end > model.t0)) {
+      throw InvalidArgument("option t_end = " + options_.t_end.str() + " must exceed the model's t0 = " +
                             format_scalar(model.t0));
     }
-    check_steps_against_horizon(to_double(S(options_.t_end) - model.t0));
+    check_steps_against_horizon(exact_.t_end - model.t0);
     // The gamma strategies' least step (004, Algorithm 3) must move t: at least 16 ulps of it.
     using std::abs;
-    const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(model.t0), abs(S(options_.t_end)), S(1)});
-    if (!(S(options_.h_min) >= resolution)) {
-      throw InvalidArgument("option h_min = " + format_scalar(options_.h_min) + " is below the time resolution " +
+    const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(model.t0), abs(exact_.t_end), S(1)});
+    if (!(exact_.h_min >= resolution)) {
+      throw InvalidArgument("option h_min = " + options_.h_min.str() + " is below the time resolution " +
                             format_scalar(resolution) + " (16 ulps of t over [t0, t_end]): such a step does not move t");
     }
     if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
@@ -162,7 +183,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
     pinnacle_step_cap_ = S(0);
     t_ = model_.t0;
     mode_ = model_.initial_mode;
-    grid_step_ = S(options_.output_step);
+    grid_step_ = exact_.output_step;
     next_grid_ = 1;
     stepper_->restart(rhs_of(mode_), t_, model_.x0.data(), nullptr);
     check_finite(model_, mode_, t_, stepper_->x_current(), "the initial state");
@@ -177,7 +198,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   }
 
   RunResult<S> run_loop() {
-    const S t_end = S(options_.t_end);
+    const S t_end = exact_.t_end;
     RunResult<S> result;
     S h = first_step();
     while (t_ < t_end) {
@@ -384,7 +405,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   }
 
   S tolerance(const Decision& decision) const {
-    return decision.tolerance >= S(0) ? decision.tolerance : S(options_.event_tolerance);
+    return decision.tolerance >= S(0) ? decision.tolerance : exact_.event_tolerance;
   }
 
   // recurse and record: resolves the chain at t_a, records it, and restarts the stepper in
@@ -606,35 +627,37 @@ class Simulator<S>::Impl final : private Outlook<S> {
       ++next_grid_;
       return true;
     }
-    return t >= S(options_.t_end);
+    return t >= exact_.t_end;
   }
 
   // Options that contradict each other or the horizon h = t_end - t0, refused before the run:
   // an event bracket as wide as the run, a step that would take more than 1e12 steps (a run
-  // that never ends and fills a disk), a fixed step outside [min_step, max_step].
-  void check_steps_against_horizon(double horizon) const {
+  // that never ends and fills a disk), a fixed step outside [min_step, max_step]. The bracket
+  // is compared in S: a float128 horizon may lie below double's range.
+  void check_steps_against_horizon(S exact_horizon) const {
     constexpr double kMostSteps = 1e12;
-    if (!(options_.event_tolerance < horizon)) {
-      throw InvalidArgument("option event_tolerance = " + format_scalar(options_.event_tolerance) +
+    const double horizon = to_double(exact_horizon);
+    if (!(exact_.event_tolerance < exact_horizon)) {
+      throw InvalidArgument("option event_tolerance = " + options_.event_tolerance.str() +
                             " (the width of an event's location bracket) must be below t_end - t0 = " +
-                            format_scalar(horizon));
+                            format_scalar(exact_horizon));
     }
     if (options_.max_step > 0 && horizon / options_.max_step > kMostSteps) {
-      throw InvalidArgument("option max_step = " + format_scalar(options_.max_step) + " would take more than 1e12 " +
+      throw InvalidArgument("option max_step = " + options_.max_step.str() + " would take more than 1e12 " +
                             "steps over t_end - t0 = " + format_scalar(horizon));
     }
     if (stepper_->is_adaptive() || info_.is_driver()) return;
     if (horizon / options_.fixed_step > kMostSteps) {
-      throw InvalidArgument("option fixed_step = " + format_scalar(options_.fixed_step) + " would take more than " +
+      throw InvalidArgument("option fixed_step = " + options_.fixed_step.str() + " would take more than " +
                             "1e12 steps over t_end - t0 = " + format_scalar(horizon));
     }
     if (options_.max_step > 0 && options_.fixed_step > options_.max_step) {
-      throw InvalidArgument("option fixed_step = " + format_scalar(options_.fixed_step) + " exceeds max_step = " +
-                            format_scalar(options_.max_step) + " (solver " + options_.solver + " takes fixed steps)");
+      throw InvalidArgument("option fixed_step = " + options_.fixed_step.str() + " exceeds max_step = " +
+                            options_.max_step.str() + " (solver " + options_.solver + " takes fixed steps)");
     }
     if (options_.fixed_step < options_.min_step) {
-      throw InvalidArgument("option fixed_step = " + format_scalar(options_.fixed_step) + " is below min_step = " +
-                            format_scalar(options_.min_step) + " (solver " + options_.solver + " takes fixed steps)");
+      throw InvalidArgument("option fixed_step = " + options_.fixed_step.str() + " is below min_step = " +
+                            options_.min_step.str() + " (solver " + options_.solver + " takes fixed steps)");
     }
   }
 
@@ -642,7 +665,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   // (about 16 ulps of t for |t| >= 1).
   S min_step(S t) const {
     using std::abs;
-    return std::max<S>(S(options_.min_step), S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1)));
+    return std::max<S>(exact_.min_step, S(16) * machine_epsilon<S>() * std::max<S>(abs(t), S(1)));
   }
 
   // The error of this run's event times near t (Zeno's tolerance; a chattering mode's step).
@@ -650,15 +673,16 @@ class Simulator<S>::Impl final : private Outlook<S> {
 
   // The first step at t_: options.initial_step, the fixed step, or the starting-step estimate.
   S first_step() {
-    if (!stepper_->is_adaptive()) return S(options_.fixed_step);
-    if (options_.initial_step > 0) return S(options_.initial_step);
+    if (!stepper_->is_adaptive()) return exact_.fixed_step;
+    if (exact_.initial_step > S(0)) return exact_.initial_step;
     return starting_step<S>(rhs_of(mode_), t_, stepper_->x_current(), stepper_->dxdt_current(), n_,
-                            S(options_.t_end), S(options_.rtol), S(options_.atol), stepper_->order(),
+                            exact_.t_end, exact_.rtol, exact_.atol, stepper_->order(),
                             x_mid_.data(), scratch_.data());
   }
 
   const Model<S>& model_;
   SimulationOptions options_;
+  const ExactOptions<S> exact_;
   const StrategyInfo& info_;
   std::unique_ptr<EventStrategy<S>> strategy_;  // null for a driver
   std::size_t n_;

@@ -25,6 +25,7 @@ struct Preset {
   std::string description;
   std::vector<std::pair<std::string, std::string>> values;
   double t_end = 0.0;  // [s] the end time `hysim run` uses when --t-end is not given; 0: its default
+  std::string t_end_text{};  // t_end as a model file's preset writes it (parsed in the run's type); or empty
 };
 
 class ParameterValues {

@@ -23,7 +23,8 @@ class StepLimiter {
 
   // The strategy outlives the limiter.
   StepLimiter(const SimulationOptions& options, const EventStrategy<S>* strategy, bool adaptive)
-      : strategy_(strategy), max_step_(S(options.max_step)), fixed_step_(S(options.fixed_step)), adaptive_(adaptive) {}
+      : strategy_(strategy), max_step_(options.max_step.to<S>("option max_step")),
+        fixed_step_(options.fixed_step.to<S>("option fixed_step")), adaptive_(adaptive) {}
 
   StepProposal<S> propose(S h, Phase phase, Outlook<S>& outlook, S t_end) const {
     StepProposal<S> proposal{h, adaptive_ ? StepLimit::kIntegrator : StepLimit::kFixed};

@@ -52,8 +52,8 @@ class ZenoWatch {
   // at_resolution_test: apply the second test (pinnacles), or the geometric one only.
   ZenoWatch(const SimulationOptions& options, bool at_resolution_test)
       : events_(static_cast<std::size_t>(options.zeno_events)),
-        ratio_tolerance_(S(options.zeno_ratio_tolerance)),
-        horizon_(S(options.zeno_horizon)),
+        ratio_tolerance_(options.zeno_ratio_tolerance.to<S>("option zeno_ratio_tolerance")),
+        horizon_(options.zeno_horizon.to<S>("option zeno_horizon")),
         at_resolution_test_(at_resolution_test) {
     times_.reserve(events_ + kMaxPeriod);
   }
@@ -152,8 +152,8 @@ class ZenoPolicy {
   // The model and the emitter outlive the policy.
   ZenoPolicy(const Model<S>& model, const SimulationOptions& options, EventEmitter<S>* emitter)
       : model_(model), emitter_(emitter), pinnacles_(options, /*at_resolution_test=*/true),
-        events_(options, /*at_resolution_test=*/false), horizon_(S(options.zeno_horizon)),
-        t_end_(S(options.t_end)), x_plus_(model.state_size()) {}
+        events_(options, /*at_resolution_test=*/false), horizon_(options.zeno_horizon.to<S>("option zeno_horizon")),
+        t_end_(options.t_end.to<S>("option t_end")), x_plus_(model.state_size()) {}
 
   void reset() {
     pinnacles_.reset();

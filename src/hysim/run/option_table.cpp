@@ -92,6 +92,8 @@ std::string option_text(const SimulationOptions& options, const OptionInfo& info
         const T& value = options.*member;
         if constexpr (std::is_same_v<T, std::string>) {
           return value;
+        } else if constexpr (std::is_same_v<T, Decimal>) {
+          return value.str();
         } else if constexpr (std::is_same_v<T, bool>) {
           return value ? "true" : "false";
         } else {

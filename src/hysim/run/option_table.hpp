@@ -24,8 +24,9 @@ enum class OptionGroup {
   kLimit,      // chain_limit, event_limit
 };
 
-// A pointer to the field. Its type is the option's kind: double, int, int64, bool, string.
-using OptionMember = std::variant<double SimulationOptions::*, int SimulationOptions::*,
+// A pointer to the field. Its type is the option's kind: double (a Decimal: a double or
+// decimal text, run/decimal.hpp), int, int64, bool, string.
+using OptionMember = std::variant<Decimal SimulationOptions::*, int SimulationOptions::*,
                                   std::int64_t SimulationOptions::*, bool SimulationOptions::*,
                                   std::string SimulationOptions::*>;
 
@@ -45,8 +46,8 @@ struct OptionInfo {
 // Every field of SimulationOptions, in the order of the struct.
 const std::vector<OptionInfo>& option_table();
 
-// The field's value as text: a double in the fewest digits that read back to it ("1e-06"),
-// a bool as true or false.
+// The field's value as text: a real as typed, or its double in the fewest digits that read
+// back to it ("1e-06"); a bool as true or false.
 std::string option_text(const SimulationOptions& options, const OptionInfo& info);
 
 // Calls f(info, field) for every option, with field a reference of the field's own type to

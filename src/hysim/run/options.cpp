@@ -1,7 +1,5 @@
 #include "hysim/run/options.hpp"
 
-#include <cmath>
-
 #include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
 
@@ -9,41 +7,54 @@ namespace hysim {
 
 namespace {
 
-void require(bool ok, const char* field, const std::string& constraint, double value) {
-  if (!ok) {
-    throw InvalidArgument("option " + std::string(field) + " = " + format_scalar(value) + " violates " + constraint);
-  }
+void require(bool ok, const char* field, const std::string& constraint, const std::string& value) {
+  if (!ok) throw InvalidArgument("option " + std::string(field) + " = " + value + " violates " + constraint);
 }
+
+void require(bool ok, const char* field, const std::string& constraint, const Decimal& value) {
+  require(ok, field, constraint, value.str());
+}
+
+void require(bool ok, const char* field, const std::string& constraint, std::int64_t value) {
+  require(ok, field, constraint, std::to_string(value));
+}
+
+// A real option in binary128: the text's own number (to 113 bits) when there is text, so that
+// a valid text is not refused for its double ("0.99999999999999999999" rounds to rtol = 1).
+float128 exact(const Decimal& x) { return x.to<float128>(); }
+
+bool finite(const Decimal& x) { return is_finite(exact(x)); }
 
 }  // namespace
 
 void SimulationOptions::validate() const {
-  require(std::isfinite(t_end), "t_end", "t_end is finite", t_end);
-  require(std::isfinite(rtol) && rtol > 0 && rtol < 1, "rtol", "0 < rtol < 1", rtol);
+  const float128 zero = 0, one = 1, two = 2;
+  require(finite(t_end), "t_end", "t_end is finite", t_end);
+  require(finite(rtol) && exact(rtol) > zero && exact(rtol) < one, "rtol", "0 < rtol < 1", rtol);
   // atol = 0 leaves no error scale where a state is 0 (the weight atol + rtol |x| vanishes).
-  require(std::isfinite(atol) && atol > 0, "atol", "atol > 0", atol);
-  require(std::isfinite(initial_step) && initial_step >= 0, "initial_step", "initial_step >= 0", initial_step);
-  require(std::isfinite(max_step) && max_step >= 0, "max_step", "max_step >= 0 (0: unlimited)", max_step);
-  require(std::isfinite(min_step) && min_step >= 0, "min_step", "min_step >= 0", min_step);
-  require(max_step == 0 || min_step <= max_step, "min_step", "min_step <= max_step", min_step);
-  require(std::isfinite(fixed_step) && fixed_step > 0, "fixed_step", "fixed_step > 0", fixed_step);
-  require(std::isfinite(event_tolerance) && event_tolerance >= 0, "event_tolerance", "event_tolerance >= 0",
+  require(finite(atol) && exact(atol) > zero, "atol", "atol > 0", atol);
+  require(finite(initial_step) && exact(initial_step) >= zero, "initial_step", "initial_step >= 0", initial_step);
+  require(finite(max_step) && exact(max_step) >= zero, "max_step", "max_step >= 0 (0: unlimited)", max_step);
+  require(finite(min_step) && exact(min_step) >= zero, "min_step", "min_step >= 0", min_step);
+  require(exact(max_step) == zero || exact(min_step) <= exact(max_step), "min_step", "min_step <= max_step",
+          min_step);
+  require(finite(fixed_step) && exact(fixed_step) > zero, "fixed_step", "fixed_step > 0", fixed_step);
+  require(finite(event_tolerance) && exact(event_tolerance) >= zero, "event_tolerance", "event_tolerance >= 0",
           event_tolerance);
-  require(std::isfinite(output_step) && output_step >= 0, "output_step", "output_step >= 0 (0: the step ends)",
+  require(finite(output_step) && exact(output_step) >= zero, "output_step", "output_step >= 0 (0: the step ends)",
           output_step);
-  require(std::isfinite(gamma) && gamma > 0 && gamma < 1, "gamma", "0 < gamma < 1", gamma);
-  require(std::isfinite(h_min) && h_min > 0, "h_min", "h_min > 0", h_min);
-  require(std::isfinite(refine_gamma) && refine_gamma > 0 && refine_gamma < 2, "refine_gamma",
+  require(finite(gamma) && exact(gamma) > zero && exact(gamma) < one, "gamma", "0 < gamma < 1", gamma);
+  require(finite(h_min) && exact(h_min) > zero, "h_min", "h_min > 0", h_min);
+  require(finite(refine_gamma) && exact(refine_gamma) > zero && exact(refine_gamma) < two, "refine_gamma",
           "0 < refine_gamma < 2", refine_gamma);
   require(samples >= 1, "samples", "samples >= 1", samples);
   require(zeno_events >= 3, "zeno_events", "zeno_events >= 3", zeno_events);
-  require(std::isfinite(zeno_ratio_tolerance) && zeno_ratio_tolerance > 0, "zeno_ratio_tolerance",
+  require(finite(zeno_ratio_tolerance) && exact(zeno_ratio_tolerance) > zero, "zeno_ratio_tolerance",
           "zeno_ratio_tolerance > 0", zeno_ratio_tolerance);
-  require(std::isfinite(zeno_horizon) && zeno_horizon > 0, "zeno_horizon", "zeno_horizon > 0", zeno_horizon);
+  require(finite(zeno_horizon) && exact(zeno_horizon) > zero, "zeno_horizon", "zeno_horizon > 0", zeno_horizon);
   require(chain_limit >= 1, "chain_limit", "chain_limit >= 1", chain_limit);
-  require(event_limit >= 1, "event_limit", "event_limit >= 1", static_cast<double>(event_limit));
-  require(stall_events >= 1, "stall_events", "stall_events >= 1", static_cast<double>(stall_events));
+  require(event_limit >= 1, "event_limit", "event_limit >= 1", event_limit);
+  require(stall_events >= 1, "stall_events", "stall_events >= 1", stall_events);
 }
-
 
 }  // namespace hysim

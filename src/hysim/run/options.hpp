@@ -6,32 +6,36 @@
 #include <cstdint>
 #include <string>
 
+#include "hysim/run/decimal.hpp"
+
 namespace hysim {
 
-// Options of a run: a plain struct with documented defaults. Values are given in double and
-// converted to the run's scalar type.
+// Options of a run: a plain struct with documented defaults. The real ones are Decimal
+// (run/decimal.hpp): set from a double (`options.t_end = 3.0`), each run converts it to its
+// scalar type; set from decimal text (`options.t_end = "0.1"`, as the command line, model
+// files' presets and Python strings do), each run parses the text in its own type, exactly.
 struct SimulationOptions {
-  double t_end = 1.0;            // [s] end of the run; the run covers [t0, t_end]
+  Decimal t_end{1.0};            // [s] end of the run; the run covers [t0, t_end]
   std::string solver = "dopri5";  // a name from solver_catalog()
   std::string strategy = "gamma-refine";  // a name from strategy_catalog() (events/strategy.hpp);
                                          //     the default: exact, one-sided, grazing-safe, cheapest
-  double rtol = 1e-6;            // relative tolerance of adaptive solvers
-  double atol = 1e-9;            // absolute tolerance of adaptive solvers
-  double initial_step = 0.0;     // [s] first step; 0: Hairer & Wanner's starting-step estimate
-  double max_step = 0.0;         // [s] largest step; 0: unlimited (only t_end - t)
-  double min_step = 0.0;         // [s] smallest step an adaptive solver may shrink to before the
+  Decimal rtol{1e-6};            // relative tolerance of adaptive solvers
+  Decimal atol{1e-9};            // absolute tolerance of adaptive solvers
+  Decimal initial_step{0.0};     // [s] first step; 0: Hairer & Wanner's starting-step estimate
+  Decimal max_step{0.0};         // [s] largest step; 0: unlimited (only t_end - t)
+  Decimal min_step{0.0};         // [s] smallest step an adaptive solver may shrink to before the
                                  //     run fails, and the step of a chattering mode; 0: 16 eps max(|t|, 1)
-  double fixed_step = 1e-3;      // [s] step of fixed-step solvers (rk4, euler)
-  double event_tolerance = 0.0;  // [s] width of the final location bracket [t_a, t_b];
+  Decimal fixed_step{1e-3};      // [s] step of fixed-step solvers (rk4, euler)
+  Decimal event_tolerance{0.0};  // [s] width of the final location bracket [t_a, t_b];
                                  //     0: one ulp of t (t_b = next representable after t_a)
-  double output_step = 0.0;      // [s] the observer's samples on the grid t0 + k output_step, from
+  Decimal output_step{0.0};      // [s] the observer's samples on the grid t0 + k output_step, from
                                  //     the dense output (the steps and events are unchanged; both
                                  //     sides of each event, t0 and t_end are always sampled);
                                  //     0: at the solver's step ends
-  double gamma = 0.6;            // gamma rule (004, Algorithm 2): a step may cover at most this
+  Decimal gamma{0.6};            // gamma rule (004, Algorithm 2): a step may cover at most this
                                  //     fraction of the predicted time to an approaching guard
-  double h_min = 1e-6;           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
-  double refine_gamma = 1.5;     // strategy gamma-refine: a step may cover this multiple of the
+  Decimal h_min{1e-6};           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
+  Decimal refine_gamma{1.5};     // strategy gamma-refine: a step may cover this multiple of the
                                  //     predicted time to an approaching guard; < 2, so that one
                                  //     step cannot hold both crossings of a locally quadratic e
   int samples = 4;               // strategy sampled: interior points of each step checked
@@ -39,8 +43,8 @@ struct SimulationOptions {
                                  //     dynamics; false: the two modes chatter at the minimum step
   int zeno_events = 8;           // Zeno: this many consecutive intervals between pinnacle events,
                                  //     shrinking by a common ratio r < 1 (within zeno_ratio_tolerance)
-  double zeno_ratio_tolerance = 1e-3;  //     relative spread allowed among those ratios
-  double zeno_horizon = 1e-9;    // [s] ... and the predicted time left to the accumulation point,
+  Decimal zeno_ratio_tolerance{1e-3};  //     relative spread allowed among those ratios
+  Decimal zeno_horizon{1e-9};    // [s] ... and the predicted time left to the accumulation point,
                                  //     r d / (1 - r) (d the last interval), at most this
   int chain_limit = 64;          // most modes one event may visit before the run fails
   std::int64_t event_limit = 10'000'000;  // the run stops (reason kEventLimit) after this many events

@@ -15,7 +15,8 @@ namespace hysim {
 template <class S>
 class GammaStrategy final : public EventStrategy<S> {
  public:
-  explicit GammaStrategy(const SimulationOptions& options) : gamma_(S(options.gamma)), h_min_(S(options.h_min)) {}
+  explicit GammaStrategy(const SimulationOptions& options)
+      : gamma_(options.gamma.to<S>("option gamma")), h_min_(options.h_min.to<S>("option h_min")) {}
 
   void limit_step(StepProposal<S>& proposal, Outlook<S>& outlook) const override {
     proposal.cap(std::max<S>(gamma_ * outlook.time_to_guard(), outlook.min_step()), StepLimit::kGamma);

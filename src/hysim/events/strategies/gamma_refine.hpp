@@ -13,7 +13,7 @@ namespace hysim {
 template <class S>
 class GammaRefineStrategy final : public EventStrategy<S> {
  public:
-  explicit GammaRefineStrategy(const SimulationOptions& options) : factor_(S(options.refine_gamma)) {}
+  explicit GammaRefineStrategy(const SimulationOptions& options) : factor_(options.refine_gamma.to<S>("option refine_gamma")) {}
 
   // Never below 1e-6 of the integrator's proposal: the refinement makes the step's end
   // irrelevant to accuracy, and at a flat (multiple) root the linear prediction collapses,
