@@ -117,7 +117,7 @@ Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options,
     return run;
   }
   if (reference) {
-    run.match = match_events(run.events, reference->events, static_cast<float128>(options.t_end),
+    run.match = match_events(run.events, reference->events, options.t_end.to<float128>("option t_end"),
                              static_cast<float128>(model.t0));
   }
   return run;

@@ -6,7 +6,8 @@
 #     FIFO nobody writes) is ended 5 s after its time limit with a message, exit 124;
 #   - a bad --time-limit exits 2 naming it; SIGINT and SIGTERM exit 130 and 143, stats.json
 #     interrupted, the events computed so far written;
-#   - the rest of the hostile-user list (--t-end 1e308, cvode in float128, --t-end "",
+#   - the rest of the hostile-user list (--t-end 1e308, an event tolerance below the time
+#     resolution at t_end, cvode in float128, --t-end "",
 #     --out naming a file): exit 2, one line naming the culprit, no folder;
 #   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
 #     normally in 100 MB with every row; a model too large for the limit ends with
@@ -94,6 +95,7 @@ refused() {
 }
 refused "is below the time resolution" run pwm-servo --t-end 1e308
 refused "is below the time resolution" run cam-follower --t-end 1e308
+refused "event_tolerance = 1e-12 is below the time resolution" run pwm-servo --event-tolerance 1e-12 --t-end 1e5
 refused "strategy cvode runs in double only" run pwm-servo --strategy cvode --scalar float128
 refused "t-end" run pwm-servo --t-end ""
 refused "time-limit" run pwm-servo --time-limit nan

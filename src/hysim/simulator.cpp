@@ -138,6 +138,15 @@ class Simulator<S>::Impl final : private Outlook<S> {
       throw InvalidArgument("option h_min = " + options_.h_min.str() + " is below the time resolution " +
                             format_scalar(resolution) + " (16 ulps of t over [t0, t_end]): such a step does not move t");
     }
+    // A location bracket is at least one ulp of t wide: a positive event_tolerance below the
+    // spacing of the times at the end of the horizon asks for what t cannot resolve there.
+    const S t_far = std::max(abs(model.t0), abs(exact_.t_end));
+    const S spacing = next_up(t_far) - t_far;
+    if (exact_.event_tolerance > S(0) && exact_.event_tolerance < spacing) {
+      throw InvalidArgument("option event_tolerance = " + options_.event_tolerance.str() +
+                            " is below the time resolution " + format_scalar(spacing) + " (one ulp of t at " +
+                            format_scalar(t_far) + "): no bracket can be that narrow (0: locate to one ulp)");
+    }
     if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
   }
 
