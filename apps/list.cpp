@@ -10,6 +10,7 @@
 #include "apps/table.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/models/catalog.hpp"
+#include "hysim/run/decimal.hpp"
 #include "hysim/solvers/stepper.hpp"
 
 namespace hysim::app {
@@ -25,7 +26,9 @@ void print_header(const ModelEntry& entry) {
   for (const auto& preset : entry.presets) {
     std::cout << "    preset " << preset.name << ": " << preset.description;
     for (const auto& [name, value] : preset.values) std::cout << " " << name << "=" << value;
-    if (preset.t_end > 0) std::cout << " t_end=" << preset.t_end;
+    if (preset.t_end > 0) {  // as the file wrote it, or the double's shortest form
+      std::cout << " t_end=" << (preset.t_end_text.empty() ? Decimal(preset.t_end).str() : preset.t_end_text);
+    }
     std::cout << "\n";
   }
 }
