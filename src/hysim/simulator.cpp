@@ -19,6 +19,7 @@
 #include "hysim/events/sliding.hpp"
 #include "hysim/events/step_limiter.hpp"
 #include "hysim/events/zeno.hpp"
+#include "hysim/run/exact_options.hpp"
 #include "hysim/solvers/starting_step.hpp"
 #include "hysim/solvers/stepper.hpp"
 
@@ -29,26 +30,6 @@ namespace {
 SimulationOptions validated(SimulationOptions options) {
   options.validate();
   return options;
-}
-
-// The real options the engine reads, in S, each parsed once from its text (run/decimal.hpp):
-// a float128 run starts its grid, steps and ends at the times as typed, not at their doubles.
-template <class S>
-struct ExactOptions {
-  S t_end, rtol, atol, initial_step, min_step, fixed_step, event_tolerance, output_step, h_min;
-};
-
-template <class S>
-ExactOptions<S> exact_options(const SimulationOptions& o) {
-  return {o.t_end.to<S>("option t_end"),
-          o.rtol.to<S>("option rtol"),
-          o.atol.to<S>("option atol"),
-          o.initial_step.to<S>("option initial_step"),
-          o.min_step.to<S>("option min_step"),
-          o.fixed_step.to<S>("option fixed_step"),
-          o.event_tolerance.to<S>("option event_tolerance"),
-          o.output_step.to<S>("option output_step"),
-          o.h_min.to<S>("option h_min")};
 }
 
 // Forwards everything to the caller's observer (if any) and keeps the last sample: where a
@@ -112,41 +93,9 @@ class Simulator<S>::Impl final : private Outlook<S> {
         limiter_(options_, strategy_.get(), stepper_->is_adaptive()),
         last_(n_),
         x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), x_grid_(n_) {
-    // A grid finer than this would write more rows than a disk holds and never end in time.
-    constexpr double kMaxGridPoints = 1e9;
-    if (options_.output_step > 0 &&
-        to_double(exact_.t_end - model.t0) / options_.output_step > kMaxGridPoints) {
-      throw InvalidArgument("option output_step = " + options_.output_step.str() + " would write more than " +
-                            "1e9 samples over [t0, t_end]; choose a coarser grid");
-    }
-    if (info_.is_driver() && options_.output_step > 0) {
-      throw InvalidArgument("option output_step is not available with strategy " + info_.name +
-                            " (it brings its own solver and its own output)");
-    }
-    if (info_.is_driver() && !std::is_same_v<S, double>) {
-      throw InvalidArgument("strategy " + info_.name + " runs in double only (it brings its own double-precision solver)");
-    }
-    if (!(exact_.t_end > model.t0)) {
-      throw InvalidArgument("option t_end = " + options_.t_end.str() + " must exceed the model's t0 = " +
-                            format_scalar(model.t0));
-    }
-    check_steps_against_horizon(exact_.t_end - model.t0);
-    // The gamma strategies' least step (004, Algorithm 3) must move t: at least 16 ulps of it.
-    using std::abs;
-    const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(model.t0), abs(exact_.t_end), S(1)});
-    if (!(exact_.h_min >= resolution)) {
-      throw InvalidArgument("option h_min = " + options_.h_min.str() + " is below the time resolution " +
-                            format_scalar(resolution) + " (16 ulps of t over [t0, t_end]): such a step does not move t");
-    }
-    // A location bracket is at least one ulp of t wide: a positive event_tolerance below the
-    // spacing of the times at the end of the horizon asks for what t cannot resolve there.
-    const S t_far = std::max(abs(model.t0), abs(exact_.t_end));
-    const S spacing = next_up(t_far) - t_far;
-    if (exact_.event_tolerance > S(0) && exact_.event_tolerance < spacing) {
-      throw InvalidArgument("option event_tolerance = " + options_.event_tolerance.str() +
-                            " is below the time resolution " + format_scalar(spacing) + " (one ulp of t at " +
-                            format_scalar(t_far) + "): no bracket can be that narrow (0: locate to one ulp)");
-    }
+    check_against_horizon<S>(options_, exact_, model.t0,
+                             RunShape{stepper_->is_adaptive(), info_.is_driver() ? info_.name : std::string(),
+                                      std::is_same_v<S, double>});
     if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
   }
 
@@ -643,33 +592,6 @@ class Simulator<S>::Impl final : private Outlook<S> {
   // an event bracket as wide as the run, a step that would take more than 1e12 steps (a run
   // that never ends and fills a disk), a fixed step outside [min_step, max_step]. The bracket
   // is compared in S: a float128 horizon may lie below double's range.
-  void check_steps_against_horizon(S exact_horizon) const {
-    constexpr double kMostSteps = 1e12;
-    const double horizon = to_double(exact_horizon);
-    if (!(exact_.event_tolerance < exact_horizon)) {
-      throw InvalidArgument("option event_tolerance = " + options_.event_tolerance.str() +
-                            " (the width of an event's location bracket) must be below t_end - t0 = " +
-                            format_scalar(exact_horizon));
-    }
-    if (options_.max_step > 0 && horizon / options_.max_step > kMostSteps) {
-      throw InvalidArgument("option max_step = " + options_.max_step.str() + " would take more than 1e12 " +
-                            "steps over t_end - t0 = " + format_scalar(horizon));
-    }
-    if (stepper_->is_adaptive() || info_.is_driver()) return;
-    if (horizon / options_.fixed_step > kMostSteps) {
-      throw InvalidArgument("option fixed_step = " + options_.fixed_step.str() + " would take more than " +
-                            "1e12 steps over t_end - t0 = " + format_scalar(horizon));
-    }
-    if (options_.max_step > 0 && options_.fixed_step > options_.max_step) {
-      throw InvalidArgument("option fixed_step = " + options_.fixed_step.str() + " exceeds max_step = " +
-                            options_.max_step.str() + " (solver " + options_.solver + " takes fixed steps)");
-    }
-    if (options_.fixed_step < options_.min_step) {
-      throw InvalidArgument("option fixed_step = " + options_.fixed_step.str() + " is below min_step = " +
-                            options_.min_step.str() + " (solver " + options_.solver + " takes fixed steps)");
-    }
-  }
-
   // The smallest step before the run fails: min_step, and never below 16 eps max(|t|, 1)
   // (about 16 ulps of t for |t| >= 1).
   S min_step(S t) const {
