@@ -8,7 +8,8 @@
 #     interrupted, the events computed so far written;
 #   - the rest of the hostile-user list (--t-end 1e308, an event tolerance below the time
 #     resolution at t_end, cvode in float128, --t-end "",
-#     --out naming a file): exit 2, one line naming the culprit, no folder;
+#     --out naming a file): exit 2, one line naming the culprit, no folder; --min-step holds
+#     for the steps the solver chooses;
 #   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
 #     normally in 100 MB with every row; a model too large for the limit ends with
 #     "out of memory", exit 1 and no files (skipped under AddressSanitizer, whose shadow memory
@@ -99,6 +100,14 @@ refused "event_tolerance = 1e-12 is below the time resolution" run pwm-servo --e
 refused "strategy cvode runs in double only" run pwm-servo --strategy cvode --scalar float128
 refused "t-end" run pwm-servo --t-end ""
 refused "time-limit" run pwm-servo --time-limit nan
+# --min-step holds for the steps the solver chooses, not only after a rejection: with
+# --min-step 0.01 no step limited by the integrator is shorter (before, the starting-step
+# estimate took 1e-4 s and the proposals grew from there).
+"$HYSIM" run pwm-servo --min-step 0.01 --t-end 2 --quiet --out "$TMP/min-step" >/dev/null 2>&1
+check "--min-step 0.01: no step the integrator chose is shorter" python3 -c "
+import csv, sys
+rows = [r for r in csv.DictReader(open('$TMP/min-step/steps.csv')) if r['limit'] == 'integrator']
+sys.exit(0 if rows and all(float(r['h']) >= 0.01 for r in rows) else 1)"
 touch "$TMP/a-file"
 "$HYSIM" run pwm-servo --t-end 1 --out "$TMP/a-file" >/dev/null 2>"$TMP/a-file.err"
 check "--out naming a file exits 2" test $? -eq 2

@@ -186,7 +186,9 @@ class Simulator<S>::Impl final : private Outlook<S> {
         continue;
       }
       accepted(step);
-      h = limiter_.next(step, h_before, outcome.h_next);
+      // An accepted step's proposal is not below min_step: the solver shrinks to it only after
+      // a rejection, and fails below it (rejected()).
+      h = std::max(limiter_.next(step, h_before, outcome.h_next), exact_.min_step);
       const bool chatter = chatter_next_step_;
       chatter_next_step_ = false;
       // slide, or detect and locate
@@ -603,12 +605,15 @@ class Simulator<S>::Impl final : private Outlook<S> {
   S time_resolution(S t) const { return strategy_->time_resolution(t, min_step(t)); }
 
   // The first step at t_: options.initial_step, the fixed step, or the starting-step estimate.
+  // The first step: fixed_step, initial_step, or the starting-step estimate, which is not
+  // below min_step (the smallest step the adaptive solver may take by its own choice).
   S first_step() {
     if (!stepper_->is_adaptive()) return exact_.fixed_step;
     if (exact_.initial_step > S(0)) return exact_.initial_step;
-    return starting_step<S>(rhs_of(mode_), t_, stepper_->x_current(), stepper_->dxdt_current(), n_,
-                            exact_.t_end, exact_.rtol, exact_.atol, stepper_->order(),
-                            x_mid_.data(), scratch_.data());
+    return std::max(exact_.min_step,
+                    starting_step<S>(rhs_of(mode_), t_, stepper_->x_current(), stepper_->dxdt_current(), n_,
+                                     exact_.t_end, exact_.rtol, exact_.atol, stepper_->order(), x_mid_.data(),
+                                     scratch_.data()));
   }
 
   const Model<S>& model_;
