@@ -26,8 +26,9 @@ const std::vector<OptionInfo>& option_table() {
       {"max_step", &O::max_step, "s", G::kStep,
        "largest step; 0: unlimited"},
       {"min_step", &O::min_step, "s", G::kStep,
-       "the run fails if an adaptive solver needs a smaller step; also the step of a chattering "
-       "mode (except under gamma); 0: 16 eps max(|t|, 1); cvode: its minimum step when > 0"},
+       "an adaptive solver's own steps are not shorter, and the run fails if it needs a smaller "
+       "step; also the step of a chattering mode (except under gamma); 0: 16 eps max(|t|, 1); "
+       "cvode: its minimum step when > 0"},
       {"fixed_step", &O::fixed_step, "s", G::kStep,
        "step of rk4 and euler, > 0"},
       {"event_tolerance", &O::event_tolerance, "s", G::kStep,

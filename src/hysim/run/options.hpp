@@ -23,8 +23,8 @@ struct SimulationOptions {
   Decimal atol{1e-9};            // absolute tolerance of adaptive solvers
   Decimal initial_step{0.0};     // [s] first step; 0: Hairer & Wanner's starting-step estimate
   Decimal max_step{0.0};         // [s] largest step; 0: unlimited (only t_end - t)
-  Decimal min_step{0.0};         // [s] smallest step an adaptive solver may shrink to before the
-                                 //     run fails, and the step of a chattering mode; 0: 16 eps max(|t|, 1)
+  Decimal min_step{0.0};         // [s] smallest step an adaptive solver takes or may shrink to before
+                                 //     the run fails, and the step of a chattering mode; 0: 16 eps max(|t|, 1)
   Decimal fixed_step{1e-3};      // [s] step of fixed-step solvers (rk4, euler)
   Decimal event_tolerance{0.0};  // [s] width of the final location bracket [t_a, t_b];
                                  //     0: one ulp of t (t_b = next representable after t_a)
