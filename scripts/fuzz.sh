@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Fuzzes the model-file compiler (src/hysim/lang) or the rule-table reader and interpreter
-# (src/hysim/rules) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer
-# (Debian: clang, libfuzzer-14-dev).
+# (src/hysim/rules) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, built
+# with clang into build-fuzz/ (tests/fuzz/CMakeLists.txt; Debian's clang and libclang-rt-N-dev
+# are installed when missing; CXX_FUZZ names another compiler and installs nothing).
 #
 #   scripts/fuzz.sh [SECONDS=600] [JOBS=1] [TARGET=model_file|rule_table]
 #
+# Exits non-zero on a crash, a sanitizer report, a leak, an input that takes over 10 s or 2 GB.
 # Seeds: the shipped models (models/*.hym, models/rules/*.rules.tsv) and the regression corpus
-# (tests/fuzz/corpus, tests/fuzz/rules-corpus). New interesting inputs go to
-# build-fuzz/TARGET-corpus; crashes to build-fuzz/crash-*. Copy a crash into the regression
-# corpus once fixed: tests/model_file_fuzz_test.cpp and tests/rule_table_fuzz_test.cpp replay
-# those folders.
+# (tests/fuzz/corpus, tests/fuzz/rules-corpus). New interesting inputs go to build-fuzz/corpus
+# (model_file) or build-fuzz/rule_table-corpus; crashes to build-fuzz/crash-*. Copy a crash into
+# the regression corpus once fixed: tests/model_file_fuzz_test.cpp and
+# tests/rule_table_fuzz_test.cpp replay those folders.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -22,18 +24,19 @@ case $target in
   *) echo "fuzz.sh: unknown target '$target' (model_file, rule_table)" >&2; exit 2 ;;
 esac
 mkdir -p "$corpus"
-CXX=${CXX_FUZZ:-clang++}
-sources=(src/hysim/lang/*.cpp src/hysim/rules/*.cpp src/hysim/core/model.cpp src/hysim/core/parameters.cpp
-         src/hysim/core/scalar.cpp)
-fuzzer=$out/${target}_fuzzer
-if [[ ! -x $fuzzer || -n $(find "${sources[@]}" tests/fuzz -newer "$fuzzer" | head -1) ]]; then
-  echo "building $fuzzer with $CXX"
-  # quadmath.h ships with GCC, not clang: give clang that one header.
-  mkdir -p "$out/include"
-  ln -sf "$(gcc -print-file-name=include)/quadmath.h" "$out/include/quadmath.h"
-  "$CXX" -std=gnu++20 -O1 -g -isystem "$out/include" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -Isrc -Itests "tests/fuzz/${target}_fuzzer.cpp" "${sources[@]}" -lquadmath -ldl -o "$fuzzer"
+if [[ -z ${CXX_FUZZ:-} ]]; then
+  # clang and its libFuzzer runtime: libclang-rt-N-dev for clang N, which clang only recommends
+  scripts/install-packages.sh clang
+  version=$(clang++ -dumpversion)
+  scripts/install-packages.sh "libclang-rt-${version%%.*}-dev"
 fi
+# tests/fuzz/CMakeLists.txt: both fuzzers, their sources compiled once, through ccache.
+fuzzer=$out/${target}_fuzzer
+cmake -S tests/fuzz -B "$out" -DCMAKE_CXX_COMPILER="${CXX_FUZZ:-clang++}" > "$out/build.log" 2>&1 ||
+  { cat "$out/build.log"; exit 1; }
+echo "building $fuzzer (log: $out/build.log)"
+nice cmake --build "$out" --target "${target}_fuzzer" -j "${HYSIM_JOBS:-2}" >> "$out/build.log" 2>&1 ||
+  { tail -n 60 "$out/build.log"; exit 1; }
 cp -n "${seeds[@]}" "$corpus/" 2>/dev/null || true
 parallel=()
 if (( jobs > 1 )); then parallel=(-jobs="$jobs" -workers="$jobs"); fi  # each job logs to fuzz-N.log
