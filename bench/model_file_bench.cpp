@@ -20,6 +20,7 @@
 #include "hysim/lang/build.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/simulator.hpp"
+#include "../tests/source_dir.hpp"
 
 namespace {
 
@@ -91,7 +92,7 @@ void compare(const char* title, const std::string& file, const std::string& buil
 int main(int argc, char** argv) {
   const double t_end = argc > 1 ? std::atof(argv[1]) : 1000.0;
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
-  const std::string models = std::string(HYSIM_SOURCE_DIR) + "/models/";
+  const std::string models = testing::source_dir() + "/models/";
 
   // Compiling a file: read, parse, resolve, differentiate, and build the Model<double>.
   const int loads = 50;

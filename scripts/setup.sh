@@ -3,6 +3,8 @@
 # Used by both README commands and by CI; safe to run again (it only does what is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on paths relative to the clone, so a clone anywhere reuses what earlier builds compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 
 packages=(
   g++ gcc cmake make ccache   # gcc: `cc` compiles model files to native code (docs/model-language.md)

@@ -10,6 +10,7 @@
 
 #include "hysim/lang/build.hpp"
 #include "test_support.hpp"
+#include "source_dir.hpp"
 
 namespace hysim {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 using boost::multiprecision::exp;
 using boost::multiprecision::log;
 
-std::string example(const std::string& name) { return std::string(HYSIM_SOURCE_DIR) + "/examples/" + name; }
+std::string example(const std::string& name) { return testing::source_dir() + "/examples/" + name; }
 
 // The event times and the mode entered at each, from a run of the file in double with tight
 // tolerances.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fuzz/model_file_target.hpp"
+#include "source_dir.hpp"
 
 namespace hysim {
 namespace {
@@ -30,14 +31,14 @@ int replay(const std::filesystem::path& folder, int* compiled) {
 
 TEST(ModelFileFuzzCorpus, EveryInputCompilesOrIsRejected) {
   int compiled = 0;
-  const int inputs = replay(std::filesystem::path(HYSIM_SOURCE_DIR) / "tests/fuzz/corpus", &compiled);
+  const int inputs = replay(std::filesystem::path(hysim::testing::source_dir()) / "tests/fuzz/corpus", &compiled);
   std::cout << inputs << " corpus inputs, " << compiled << " of them valid models\n";
   EXPECT_GT(inputs, 0);
 }
 
 TEST(ModelFileFuzzCorpus, ShippedModelsCompile) {
   int compiled = 0;
-  const int inputs = replay(std::filesystem::path(HYSIM_SOURCE_DIR) / "models", &compiled);
+  const int inputs = replay(std::filesystem::path(hysim::testing::source_dir()) / "models", &compiled);
   EXPECT_EQ(compiled, inputs);
 }
 

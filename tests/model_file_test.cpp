@@ -10,13 +10,14 @@
 #include "hysim/lang/build.hpp"
 #include "hysim/lang/spec.hpp"
 #include "test_support.hpp"
+#include "source_dir.hpp"
 
 namespace hysim {
 namespace {
 
 using testing::contains;
 
-std::string shipped(const std::string& relative) { return std::string(HYSIM_SOURCE_DIR) + "/" + relative; }
+std::string shipped(const std::string& relative) { return testing::source_dir() + "/" + relative; }
 
 // Distance in units of the last place of S between two values of S.
 template <class S>

@@ -18,11 +18,12 @@
 #include "hysim/rules/to_model.hpp"
 #include "hysim/simulator.hpp"
 #include "test_support.hpp"
+#include "source_dir.hpp"
 
 namespace hysim::rules {
 namespace {
 
-std::string shipped(const std::string& name) { return std::string(HYSIM_SOURCE_DIR) + "/models/rules/" + name; }
+std::string shipped(const std::string& name) { return testing::source_dir() + "/models/rules/" + name; }
 
 // The times at which a sampled signal crosses 0 downwards, by linear interpolation.
 class DownCrossings {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fuzz/rule_table_target.hpp"
+#include "source_dir.hpp"
 
 namespace hysim {
 namespace {
@@ -27,7 +28,7 @@ int check(const std::string& bytes) {
 
 TEST(RuleTableFuzzCorpus, EveryInputIsReadOrRejected) {
   int inputs = 0, valid = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(HYSIM_SOURCE_DIR) / "tests/fuzz/rules-corpus")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(hysim::testing::source_dir()) / "tests/fuzz/rules-corpus")) {
     SCOPED_TRACE(entry.path().string());
     valid += check(contents(entry.path()));
     ++inputs;
@@ -46,7 +47,7 @@ TEST(RuleTableFuzzCorpus, MutationsOfTheShippedTables) {
     return state;
   };
   int runs = 0, valid = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(HYSIM_SOURCE_DIR) / "models/rules")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(hysim::testing::source_dir()) / "models/rules")) {
     const std::string original = contents(entry.path());
     for (int i = 0; i < 300; ++i) {
       std::string text = original;

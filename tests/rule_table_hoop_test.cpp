@@ -21,11 +21,12 @@
 #include "hysim/rules/to_model.hpp"
 #include "hysim/simulator.hpp"
 #include "test_support.hpp"
+#include "source_dir.hpp"
 
 namespace hysim::rules {
 namespace {
 
-std::string shipped(const std::string& name) { return std::string(HYSIM_SOURCE_DIR) + "/models/rules/" + name; }
+std::string shipped(const std::string& name) { return testing::source_dir() + "/models/rules/" + name; }
 
 // The tables' values (checked against the files by expect_hoop_values): cm, s, g.
 constexpr double kG = 981, kMass = 1, kK1 = 8000, kK2 = 4900, kR = 30, kH0 = 400;

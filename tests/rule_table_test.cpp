@@ -17,11 +17,12 @@
 #include "hysim/rules/to_model.hpp"
 #include "hysim/simulator.hpp"
 #include "test_support.hpp"
+#include "source_dir.hpp"
 
 namespace hysim::rules {
 namespace {
 
-std::string shipped(const std::string& name) { return std::string(HYSIM_SOURCE_DIR) + "/models/rules/" + name; }
+std::string shipped(const std::string& name) { return testing::source_dir() + "/models/rules/" + name; }
 
 double final_value(const RuleTable& table, const std::string& variable, double dt, double t_end) {
   InterpreterOptions options;
@@ -431,7 +432,7 @@ TEST(RuleTablesOnTheEngine, HeldValues) {
   EXPECT_EQ(run.rows.back().guard, "y_held");
   EXPECT_NEAR(run.rows.back().t, 0.5, 1e-14);
   // Still refused, with the row: a procedure with no continuous-time form.
-  expect_untranslatable(read_rule_table(std::string(HYSIM_SOURCE_DIR) + "/tests/fuzz/rules-corpus/procedures.rules.tsv"),
+  expect_untranslatable(read_rule_table(testing::source_dir() + "/tests/fuzz/rules-corpus/procedures.rules.tsv"),
                         "rule 3: the procedure 'delay' has no continuous-time form on the engine (a delay differential equation)");
 }
 

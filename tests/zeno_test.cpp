@@ -13,6 +13,7 @@
 #include "hysim/events/zeno.hpp"
 #include "hysim/lang/build.hpp"
 #include "test_support.hpp"
+#include "source_dir.hpp"
 
 namespace hysim {
 namespace {
@@ -193,7 +194,7 @@ TEST(ZenoContinuation, ThatDoesNotHoldIsAnError) {
 // times in closed form; every strategy that locates events, gamma (to its h_min) and the cvode
 // peer declare Zeno at the accumulation and go on in the declared continuation.
 Model<double> shipped_model(const std::string& file) {
-  const ModelEntry entry = lang::load_model_file(std::string(HYSIM_SOURCE_DIR) + "/models/" + file);
+  const ModelEntry entry = lang::load_model_file(testing::source_dir() + "/models/" + file);
   return entry.make<double>(entry.default_values());
 }
 
