@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full CI meant for .ci/run, from a clean clone (docs/testing.md): the README's test command; the whole suite again under
+# The full CI that .ci/run runs, from a clean clone (docs/testing.md): the README's test command; the whole suite again under
 # AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh); each libFuzzer target
 # for a bounded time on its corpus (scripts/fuzz.sh). A failed test, a sanitizer report or a
 # fuzz crash fails the run. Prints each phase's duration.
