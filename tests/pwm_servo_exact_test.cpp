@@ -55,36 +55,43 @@ State flow(const PwmServoParameters& p, int mode, const State& s0, const Real& t
           s0.saw + tau};
 }
 
-// The paper's predicates (004, Eq. 9), written directly on the state.
-bool p1(const PwmServoParameters& p, const State& s) {
-  const Real x = p.u - p.k * s.omega - s.phi;
+// x = u(t) - k omega - phi with the setpoint u(t) = u + u_amp sin(u_freq t) (Eq. 5), written
+// here directly (the sine skipped for a constant setpoint: it would only add 0).
+Real x_of(const PwmServoParameters& p, const Real& t, const State& s) {
+  if (p.u_amp == 0) return p.u - p.k * s.omega - s.phi;
+  return p.u + p.u_amp * sin(p.u_freq * t) - p.k * s.omega - s.phi;
+}
+
+// The paper's predicates (004, Eq. 9), written directly on the state at time t.
+bool p1(const PwmServoParameters& p, const Real& t, const State& s) {
+  const Real x = x_of(p, t, s);
   return x >= 0 && s.saw - p.kp * x <= 0;
 }
-bool p2(const PwmServoParameters& p, const State& s) {
-  const Real x = p.u - p.k * s.omega - s.phi;
+bool p2(const PwmServoParameters& p, const Real& t, const State& s) {
+  const Real x = x_of(p, t, s);
   return x < 0 && s.saw + p.kp * x <= 0;
 }
-bool p3(const PwmServoParameters& p, const State& s) {
-  const Real x = p.u - p.k * s.omega - s.phi;
+bool p3(const PwmServoParameters& p, const Real& t, const State& s) {
+  const Real x = x_of(p, t, s);
   return p.kp * abs(x) - s.saw < 0;
 }
 
-// The guard of mode `mode` that holds at s, in the transition order of the model (saw_reset is
-// timed and handled by the caller); nullopt if none does.
+// The guard of mode `mode` that holds at (t, s), in the transition order of the model
+// (saw_reset is timed and handled by the caller); nullopt if none does.
 std::optional<std::pair<std::string, int>> fired_guard(const PwmServoParameters& p, int mode,
-                                                       const State& s) {
+                                                       const Real& t, const State& s) {
   switch (mode) {
     case kS1:
-      if (p3(p, s)) return std::make_pair(std::string("p3"), kS3);
-      if (p2(p, s)) return std::make_pair(std::string("p2"), kS2);
+      if (p3(p, t, s)) return std::make_pair(std::string("p3"), kS3);
+      if (p2(p, t, s)) return std::make_pair(std::string("p2"), kS2);
       return std::nullopt;
     case kS2:
-      if (p3(p, s)) return std::make_pair(std::string("p3"), kS3);
-      if (p1(p, s)) return std::make_pair(std::string("p1"), kS1);
+      if (p3(p, t, s)) return std::make_pair(std::string("p3"), kS3);
+      if (p1(p, t, s)) return std::make_pair(std::string("p1"), kS1);
       return std::nullopt;
     default:
-      if (p1(p, s)) return std::make_pair(std::string("p1"), kS1);
-      if (p2(p, s)) return std::make_pair(std::string("p2"), kS2);
+      if (p1(p, t, s)) return std::make_pair(std::string("p1"), kS1);
+      if (p2(p, t, s)) return std::make_pair(std::string("p2"), kS2);
       return std::nullopt;
   }
 }
@@ -227,7 +234,7 @@ TEST(PwmServoExact, NoGuardFiresBetweenEventsAndTheEventGuardFiresAfter) {
     const Real dt = ev[i].t - time_before(ev, i);
     for (int j = 1; j <= 31; ++j) {
       const State s = flow(p, mode, s0, dt * j / 32);
-      const auto g = fired_guard(p, mode, s);
+      const auto g = fired_guard(p, mode, time_before(ev, i) + dt * j / 32, s);
       EXPECT_FALSE(g.has_value()) << "event " << i << ": " << (g ? g->first : "")
                                   << " holds at fraction " << j << "/32 before it";
       EXPECT_LT(s.saw, p.saw_max) << "event " << i;
@@ -236,7 +243,7 @@ TEST(PwmServoExact, NoGuardFiresBetweenEventsAndTheEventGuardFiresAfter) {
     // 1e-40 past the event, in the old mode: the guard functions move at O(1e-2..1) rates, so
     // their values (~1e-42 or more) dominate the ~1e-100 rounding of the state.
     const State after = flow(p, mode, s0, dt + tol("1e-40"));
-    const auto g = fired_guard(p, mode, after);
+    const auto g = fired_guard(p, mode, ev[i].t + tol("1e-40"), after);
     ASSERT_TRUE(g.has_value()) << "event " << i << ": no guard holds just after it";
     EXPECT_EQ(g->first, ev[i].guard) << "event " << i;
     EXPECT_EQ(g->second, ev[i].to) << "event " << i;
@@ -347,7 +354,7 @@ std::vector<BruteEvent> scan_and_bisect(const PwmServoParameters& p, const Real&
     std::optional<std::pair<std::string, int>> g;
     for (int k = 1; !g; ++k) {
       hi = std::min(Real(dt * k), tau_reset);
-      g = fired_guard(p, mode, flow(p, mode, s, hi));
+      g = fired_guard(p, mode, t + hi, flow(p, mode, s, hi));
       if (g || hi == tau_reset) break;
       lo = hi;
     }
@@ -355,19 +362,19 @@ std::vector<BruteEvent> scan_and_bisect(const PwmServoParameters& p, const Real&
     if (g) {
       for (int it = 0; it < 300; ++it) {
         const Real mid = (lo + hi) / 2;
-        if (fired_guard(p, mode, flow(p, mode, s, mid))) {
+        if (fired_guard(p, mode, t + mid, flow(p, mode, s, mid))) {
           hi = mid;
         } else {
           lo = mid;
         }
       }
-      g = fired_guard(p, mode, flow(p, mode, s, hi));
+      g = fired_guard(p, mode, t + hi, flow(p, mode, s, hi));
       e = {t + hi, mode, g->second, g->first};
       s = flow(p, mode, s, hi);
     } else {
       s = flow(p, mode, s, tau_reset);
       s.saw = 0;
-      const Real x = p.u - p.k * s.omega - s.phi;
+      const Real x = x_of(p, t + tau_reset, s);
       e = {t + tau_reset, mode, x >= 0 ? kS1 : kS2, "saw_reset"};
     }
     if (e.t > t_end + tol("1e-80")) break;
@@ -397,6 +404,210 @@ TEST(PwmServoExact, AgreesWithIndependentScanAndBisect) {
             << "\n";
 }
 
+// ---- The moving setpoint u(t) = u + u_amp sin(u_freq t) (the sine path of the reference) ----
+
+// The preset `tracking`: u(t) = sin t.
+PwmServoParameters tracking() {
+  PwmServoParameters p;
+  p.u = 0;
+  p.u_amp = 1;
+  p.u_freq = 1;
+  return p;
+}
+
+// A setpoint faster than the servo, u(t) = 1 + sin 30t: x changes sign inside pulses, so the
+// events include p1 and p2 (s1 <-> s2) besides p3 and the resets.
+PwmServoParameters fast_setpoint() {
+  PwmServoParameters p;
+  p.u_amp = 1;
+  p.u_freq = 30;
+  return p;
+}
+
+const std::vector<PwmServoExactEvent>& tracking_events_to_20() {
+  static const std::vector<PwmServoExactEvent> events = pwm_servo_exact_events(tracking(), Real(20));
+  return events;
+}
+
+// The checks of the constant-setpoint tests above, on the time-dependent x: each event state
+// lies on its guard's surface (to 1e-80), the state between events is the exact flow (1e-85),
+// no guard of the active mode holds at 31 interior points of an inter-event interval and the
+// saw stays below saw_max, the event's guard holds 1e-40 after it, only the chart's
+// transitions occur, times increase. Returns the largest guard residual.
+Real expect_consistent_events(const PwmServoParameters& p, const std::vector<PwmServoExactEvent>& ev) {
+  const std::set<std::tuple<int, int, std::string>> allowed = {
+      {kS1, kS3, "p3"},        {kS1, kS2, "p2"},        {kS1, kS1, "saw_reset"},
+      {kS2, kS3, "p3"},        {kS2, kS1, "p1"},        {kS2, kS2, "saw_reset"},
+      {kS3, kS1, "saw_reset"}, {kS3, kS2, "saw_reset"}, {kS3, kS1, "p1"},
+      {kS3, kS2, "p2"}};
+  Real worst = 0;
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    const auto& e = ev[i];
+    EXPECT_TRUE(allowed.count({e.from, e.to, e.guard})) << "event " << i;
+    if (i > 0) {
+      EXPECT_EQ(e.from, ev[i - 1].to) << "event " << i;
+      EXPECT_GT(e.t, ev[i - 1].t) << "event " << i;
+    }
+    // On the surface.
+    const Real x = x_of(p, e.t, State{e.omega, e.phi, e.saw});
+    Real residual = 0;
+    if (e.guard == "p1") {
+      EXPECT_GE(x, 0) << "event " << i;
+      residual = e.saw - p.kp * x;
+    } else if (e.guard == "p2") {
+      EXPECT_LT(x, 0) << "event " << i;
+      residual = e.saw + p.kp * x;
+    } else if (e.guard == "p3") {
+      residual = p.kp * abs(x) - e.saw;
+    } else {
+      residual = e.saw - p.saw_max;
+      EXPECT_EQ(e.saw_after, 0) << "event " << i;
+      EXPECT_EQ(e.to, x >= 0 ? kS1 : kS2) << "event " << i;
+    }
+    if (e.guard != "saw_reset") {
+      EXPECT_EQ(e.saw_after, e.saw) << "event " << i;
+    }
+    worst = std::max(worst, Real(abs(residual)));
+    EXPECT_LT(abs(residual), tol("1e-80")) << "event " << i << " (" << e.guard << ") at t = " << e.t.str(30);
+    // The exact flow from the previous event.
+    const int mode = mode_before(ev, i);
+    const State s0 = state_before(ev, i);
+    const Real t0 = time_before(ev, i);
+    const Real dt = e.t - t0;
+    const State s = flow(p, mode, s0, dt);
+    EXPECT_LT(abs(e.omega - s.omega), tol("1e-85")) << "event " << i;
+    EXPECT_LT(abs(e.phi - s.phi), tol("1e-85")) << "event " << i;
+    EXPECT_LT(abs(e.saw - s.saw), tol("1e-85")) << "event " << i;
+    // The earliest.
+    for (int j = 1; j <= 31; ++j) {
+      const Real tau = dt * j / 32;
+      const State inner = flow(p, mode, s0, tau);
+      const auto g = fired_guard(p, mode, t0 + tau, inner);
+      EXPECT_FALSE(g.has_value()) << "event " << i << ": " << (g ? g->first : "") << " holds at fraction " << j
+                                  << "/32 before it";
+      EXPECT_LT(inner.saw, p.saw_max) << "event " << i;
+    }
+    if (e.guard == "saw_reset") continue;
+    const State after = flow(p, mode, s0, dt + tol("1e-40"));
+    const auto g = fired_guard(p, mode, e.t + tol("1e-40"), after);
+    EXPECT_TRUE(g.has_value() && g->first == e.guard && g->second == e.to)
+        << "event " << i << ": its guard does not hold just after it";
+  }
+  return worst;
+}
+
+// Shows the start of the tracking run: x = 0 at t = 0 and in s1 x' = cos 0 - k k_w = -9, so
+// kp |x| = 0.9 t < saw = t at once: s1 is left at t = 0 by p3 (the one zero-length mode the
+// reference allows); s3 keeps the rest state until the reset at t = 0.1, where
+// x = sin 0.1 > 0 selects s1; every later period has one pulse (a reset and a p3).
+TEST(PwmServoExactTracking, LeavesS1AtZeroThenOnePulsePerPeriod) {
+  const auto& ev = tracking_events_to_20();
+  ASSERT_GE(ev.size(), 3u);
+  EXPECT_EQ(ev[0].t, 0);
+  EXPECT_EQ(ev[0].from, kS1);
+  EXPECT_EQ(ev[0].to, kS3);
+  EXPECT_EQ(ev[0].guard, "p3");
+  EXPECT_EQ(ev[0].omega, 0);
+  EXPECT_EQ(ev[0].phi, 0);
+  EXPECT_EQ(ev[0].saw, 0);
+  EXPECT_LT(abs(ev[1].t - Real("0.1")), tol("1e-95"));
+  EXPECT_EQ(ev[1].guard, "saw_reset");
+  EXPECT_EQ(ev[1].from, kS3);
+  EXPECT_EQ(ev[1].to, kS1);
+  EXPECT_EQ(ev[1].omega, 0);
+  EXPECT_EQ(ev[1].phi, 0);
+  // Then a pulse ended by p3 and a reset in each of the 199 further periods, 400 in all.
+  ASSERT_EQ(ev.size(), 400u);
+  for (std::size_t i = 2; i < ev.size(); ++i) {
+    EXPECT_EQ(ev[i].guard, i % 2 == 0 ? "p3" : "saw_reset") << "event " << i;
+    if (i % 2 == 1) {
+      EXPECT_LT(abs(ev[i].t - Real(static_cast<int>(i + 1) / 2) / 10), tol("1e-90")) << "event " << i;
+    }
+  }
+  // The pulses stay far above the rounding level: |x| at the resets in [1e-4, 0.1].
+  Real smallest = 1;
+  for (const auto& e : ev) {
+    if (e.guard != "saw_reset") continue;
+    smallest = std::min(smallest, Real(abs(x_of(tracking(), e.t, State{e.omega, e.phi, e.saw}))));
+  }
+  EXPECT_GT(smallest, tol("1e-4"));
+  std::cout << "tracking: " << ev.size() << " events over [0, 20]; smallest |x| at a reset " << smallest.str(3) << "\n";
+}
+
+// Shows that the tracking events over [0, 20] and the fast-setpoint events over [0, 5] (with
+// p1 and p2) are a consistent, earliest-event path of the chart on the exact flow.
+TEST(PwmServoExactTracking, EventsAreOnTheirSurfacesAndTheEarliest) {
+  const Real worst_tracking = expect_consistent_events(tracking(), tracking_events_to_20());
+  const auto fast = pwm_servo_exact_events(fast_setpoint(), Real(5));
+  std::set<std::string> guards;
+  for (const auto& e : fast) guards.insert(e.guard);
+  EXPECT_EQ(guards, (std::set<std::string>{"p1", "p2", "p3", "saw_reset"}));
+  const Real worst_fast = expect_consistent_events(fast_setpoint(), fast);
+  std::cout << "max guard residual: tracking " << worst_tracking.str(3) << " (" << tracking_events_to_20().size()
+            << " events), u = 1 + sin 30t " << worst_fast.str(3) << " (" << fast.size() << " events)\n";
+}
+
+// Shows that the sine path agrees with the independent scan-and-bisect (1 ms grid, then 300
+// halvings; predicates evaluated directly) event by event over [0, 2] s: guards, modes and
+// times to 1e-80, for the tracking setpoint and the fast one.
+TEST(PwmServoExactTracking, AgreesWithIndependentScanAndBisect) {
+  for (const auto& p : {tracking(), fast_setpoint()}) {
+    const auto ev = pwm_servo_exact_events(p, Real(2));
+    const auto brute = scan_and_bisect(p, Real(2));
+    ASSERT_EQ(brute.size(), ev.size()) << "u_freq = " << p.u_freq.str(3);
+    Real worst = 0;
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      EXPECT_EQ(brute[i].guard, ev[i].guard) << "event " << i;
+      EXPECT_EQ(brute[i].from, ev[i].from) << "event " << i;
+      EXPECT_EQ(brute[i].to, ev[i].to) << "event " << i;
+      const Real err = abs(brute[i].t - ev[i].t);
+      worst = std::max(worst, err);
+      EXPECT_LT(err, tol("1e-80")) << "event " << i << " at " << ev[i].t.str(30);
+    }
+    std::cout << "u_freq = " << p.u_freq.str(3) << ": max |t_exact - t_scan_bisect| over " << ev.size()
+              << " events in [0, 2]: " << worst.str(3) << "\n";
+  }
+}
+
+// Shows that the sine path meets the quadratic one: with u_amp = 1e-70 the events over [0, 5]
+// are those of the constant setpoint (same guards and modes, times within 1e-60), and with
+// u_amp = 0 the setpoint frequency is never read (the same events, bit for bit).
+TEST(PwmServoExactTracking, SinePathMeetsTheQuadraticPath) {
+  const auto constant = pwm_servo_exact_events(PwmServoParameters{}, Real(5));
+  PwmServoParameters tiny;
+  tiny.u_amp = Real("1e-70");
+  const auto sine = pwm_servo_exact_events(tiny, Real(5));
+  ASSERT_EQ(sine.size(), constant.size());
+  Real worst = 0;
+  for (std::size_t i = 0; i < constant.size(); ++i) {
+    EXPECT_EQ(sine[i].guard, constant[i].guard) << "event " << i;
+    EXPECT_EQ(sine[i].to, constant[i].to) << "event " << i;
+    worst = std::max(worst, Real(abs(sine[i].t - constant[i].t)));
+  }
+  EXPECT_LT(worst, tol("1e-60"));
+  std::cout << "u_amp = 1e-70 against u_amp = 0 over [0, 5]: max |dt| = " << worst.str(3) << "\n";
+
+  PwmServoParameters other_freq;
+  other_freq.u_freq = 7;
+  const auto same = pwm_servo_exact_events(other_freq, Real(5));
+  ASSERT_EQ(same.size(), constant.size());
+  for (std::size_t i = 0; i < constant.size(); ++i) {
+    EXPECT_EQ(same[i].t, constant[i].t) << "event " << i;
+    EXPECT_EQ(same[i].phi, constant[i].phi) << "event " << i;
+  }
+}
+
+// Shows that a zero-length mode after t = 0 still throws with a moving setpoint: u(t) =
+// 0.5 + 3 sin 5t falls faster than the servo follows, and at the end of a pulse (s2 -> s3)
+// p2 holds at once (the saw would slide along kp |x|).
+TEST(PwmServoExactTracking, ZeroLengthModeAfterTheStartThrows) {
+  PwmServoParameters p;
+  p.u = Real("0.5");
+  p.u_amp = 3;
+  p.u_freq = 5;
+  EXPECT_THROW(pwm_servo_exact_events(p, Real(5)), hysim::SimulationError);
+}
+
 // Shows the small helpers: mode names, the definition x = u - k*omega - phi, parameters parsed
 // from decimal strings (kp is the 100-digit 1/10, not the double 0.1), and bad input.
 TEST(PwmServoExact, HelpersAndArguments) {
@@ -418,6 +629,17 @@ TEST(PwmServoExact, HelpersAndArguments) {
   PwmServoParameters bad;
   bad.saw_max = 0;
   EXPECT_THROW(pwm_servo_exact_events(bad, Real(1)), hysim::InvalidArgument);
+  PwmServoParameters bad_amp;
+  bad_amp.u_amp = std::numeric_limits<Real>::infinity();
+  EXPECT_THROW(pwm_servo_exact_events(bad_amp, Real(1)), hysim::InvalidArgument);
+
+  // x at time t: u + u_amp sin(u_freq t) - k omega - phi; the form without t refuses a moving
+  // setpoint.
+  EXPECT_EQ(pwm_servo_x(p, Real(3), Real(2), Real("0.25")), pwm_servo_x(p, Real(2), Real("0.25")));
+  const PwmServoParameters moving = tracking();
+  EXPECT_LT(abs(pwm_servo_x(moving, Real("0.5"), Real(2), Real("0.25")) - (sin(Real("0.5")) - Real("0.45"))),
+            tol("1e-99"));
+  EXPECT_THROW(pwm_servo_x(moving, Real(2), Real("0.25")), hysim::InvalidArgument);
   EXPECT_THROW(pwm_servo_exact_events(p, std::numeric_limits<Real>::infinity()),
                hysim::InvalidArgument);
 }
