@@ -72,10 +72,6 @@ void expect_twins(const std::string& file, const std::string& builtin, double t_
   }
 }
 
-TEST(ModelFileTwins, PwmServo) {
-  expect_twins<double>("models/pwm-servo.hym", "pwm-servo", 5.0);
-  expect_twins<float128>("models/pwm-servo.hym", "pwm-servo", 1.0);
-}
 
 TEST(ModelFileTwins, BouncingBall) {
   expect_twins<double>("models/bouncing-ball.hym", "bouncing-ball", 20.0);
@@ -185,6 +181,15 @@ void expect_preset_twins(const std::string& file, const std::string& builtin, st
     expect_same_trajectory<double>(file, builtin, t_double, values);
     expect_same_trajectory<float128>(file, builtin, t_float128, values);
   }
+}
+
+TEST(ModelFileTwins, PwmServo) {
+  expect_twins<double>("models/pwm-servo.hym", "pwm-servo", 5.0);
+  expect_twins<float128>("models/pwm-servo.hym", "pwm-servo", 1.0);
+  expect_same_interface("models/pwm-servo.hym", "pwm-servo");
+  // The tracking setpoint u(t) = sin t: the sine and its rate (u_amp*(cos(u_freq*t)*u_freq))
+  // in the same operations as the C++ model.
+  expect_preset_twins("models/pwm-servo.hym", "pwm-servo", {"tracking"}, 20.0, 5.0);
 }
 
 TEST(ModelFileTwins, DiodeInductor) {

@@ -16,6 +16,8 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   const S k = values.get<S>("k");
   const S kp = values.get<S>("kp");
   const S u = values.get<S>("u");
+  const S u_amp = values.get<S>("u_amp");
+  const S u_freq = values.get<S>("u_freq");
   const S saw_max = values.get<S>("saw_max");
 
   Model<S> model;
@@ -38,12 +40,6 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   model.add_mode("s3", field(S(0)), "f = 0: kp |x| < saw");
   model.initial_mode = model.find_mode("s1");
 
-  // x = u - k omega - phi (Eq. 5), and its rate along the field f.
-  auto x_of = [u, k](const S* x) { return u - k * x[kOmega] - x[kPhi]; };
-  auto x_rate = [k](const S* f) { return -(k * f[kOmega]) - f[kPhi]; };
-  // Every atom carries its exact rate, written as the model language derives it
-  // (src/hysim/lang/expr.cpp, forward mode), so that models/pwm-servo.hym is this model's twin
-  // to the last bit.
   auto atom = [](const char* name, EventFunction<S> e, Relation r, EventRate<S> rate) {
     return Guard<S>::atom(name, std::move(e), r, std::move(rate));
   };
@@ -59,28 +55,6 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
     };
     return Guard<S>::atom(name, e, r, std::move(rate), std::move(across));
   };
-  auto x_atom = [&](Relation r) {
-    return atom("x", [x_of](S, const S* x) { return x_of(x); }, r, [x_rate](S, const S*, const S* f) { return x_rate(f); });
-  };
-  auto x_nonnegative = [&] { return x_atom(Relation::kGreaterEqual); };
-  auto x_negative = [&] { return x_atom(Relation::kLess); };
-  // Eq. (9): p1, p2, p3.
-  auto p1 = [&] {
-    return x_nonnegative() &&
-           comparison("saw - kp*x", [x_of, kp](S, const S* x) { return x[kSaw] - kp * x_of(x); }, Relation::kLessEqual,
-                      [x_rate, kp](S, const S*, const S* f) { return f[kSaw] - kp * x_rate(f); });
-  };
-  auto p2 = [&] {
-    return x_negative() &&
-           comparison("saw + kp*x", [x_of, kp](S, const S* x) { return x[kSaw] + kp * x_of(x); }, Relation::kLessEqual,
-                      [x_rate, kp](S, const S*, const S* f) { return f[kSaw] + kp * x_rate(f); });
-  };
-  auto p3 = [&] {
-    auto sign = [](S v) { return v > 0 ? S(1) : (v < 0 ? S(-1) : S(0)); };
-    return comparison(
-        "kp*|x| - saw", [x_of, kp](S, const S* x) { return kp * abs(x_of(x)) - x[kSaw]; }, Relation::kLess,
-        [x_of, x_rate, kp, sign](S, const S* x, const S* f) { return kp * (sign(x_of(x)) * x_rate(f)) - f[kSaw]; });
-  };
   auto saw_full = [&] {
     return atom("saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; }, Relation::kGreaterEqual,
                 [](S, const S*, const S* f) { return f[kSaw]; });
@@ -93,16 +67,67 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
     x_plus[kSaw] = x[kSaw] - saw_max * std::max<S>(S(1), floor(x[kSaw] / saw_max));
   };
 
-  for (const char* mode : {"s1", "s2", "s3"}) {
-    model.add_transition(mode, "s1", "saw_reset", saw_full() && x_nonnegative(), saw_reset);
-    model.add_transition(mode, "s2", "saw_reset", saw_full() && x_negative(), saw_reset);
+  // The transitions, given x(t, state) and its rate along the field, x_rate(t, f).
+  auto add_transitions = [&](auto x_of, auto x_rate) {
+    auto x_atom = [&](Relation r) {
+      return atom("x", [x_of](S t, const S* x) { return x_of(t, x); }, r,
+                  [x_rate](S t, const S*, const S* f) { return x_rate(t, f); });
+    };
+    auto x_nonnegative = [&] { return x_atom(Relation::kGreaterEqual); };
+    auto x_negative = [&] { return x_atom(Relation::kLess); };
+    // Eq. (9): p1, p2, p3.
+    auto p1 = [&] {
+      return x_nonnegative() &&
+             comparison("saw - kp*x", [x_of, kp](S t, const S* x) { return x[kSaw] - kp * x_of(t, x); },
+                        Relation::kLessEqual,
+                        [x_rate, kp](S t, const S*, const S* f) { return f[kSaw] - kp * x_rate(t, f); });
+    };
+    auto p2 = [&] {
+      return x_negative() &&
+             comparison("saw + kp*x", [x_of, kp](S t, const S* x) { return x[kSaw] + kp * x_of(t, x); },
+                        Relation::kLessEqual,
+                        [x_rate, kp](S t, const S*, const S* f) { return f[kSaw] + kp * x_rate(t, f); });
+    };
+    auto p3 = [&] {
+      auto sign = [](S v) { return v > 0 ? S(1) : (v < 0 ? S(-1) : S(0)); };
+      return comparison(
+          "kp*|x| - saw", [x_of, kp](S t, const S* x) { return kp * abs(x_of(t, x)) - x[kSaw]; }, Relation::kLess,
+          [x_of, x_rate, kp, sign](S t, const S* x, const S* f) {
+            return kp * (sign(x_of(t, x)) * x_rate(t, f)) - f[kSaw];
+          });
+    };
+    for (const char* mode : {"s1", "s2", "s3"}) {
+      model.add_transition(mode, "s1", "saw_reset", saw_full() && x_nonnegative(), saw_reset);
+      model.add_transition(mode, "s2", "saw_reset", saw_full() && x_negative(), saw_reset);
+    }
+    model.add_transition("s1", "s2", "p2", p2());
+    model.add_transition("s1", "s3", "p3", p3());
+    model.add_transition("s2", "s1", "p1", p1());
+    model.add_transition("s2", "s3", "p3", p3());
+    model.add_transition("s3", "s1", "p1", p1());
+    model.add_transition("s3", "s2", "p2", p2());
+  };
+
+  // x = u(t) - k omega - phi (Eq. 5) with the setpoint u(t) = u + u_amp sin(u_freq t), and its
+  // rate along the field f, dx/dt = u'(t) - k f_omega - f_phi with u' = u_amp u_freq
+  // cos(u_freq t). Every atom carries its exact rate, written as the model language derives
+  // it (src/hysim/lang/expr.cpp, forward mode: u_amp*(cos(u_freq*t)*u_freq) - k*f_omega -
+  // f_phi), so that models/pwm-servo.hym is this model's twin to the last bit. A constant
+  // setpoint (u_amp = 0) skips the sine: the file's u + 0*sin(u_freq*t) is u exactly.
+  if (u_amp == 0) {
+    add_transitions([u, k](S, const S* x) { return u - k * x[kOmega] - x[kPhi]; },
+                    [k](S, const S* f) { return -(k * f[kOmega]) - f[kPhi]; });
+  } else {
+    add_transitions(
+        [u, u_amp, u_freq, k](S t, const S* x) {
+          using std::sin;
+          return u + u_amp * sin(u_freq * t) - k * x[kOmega] - x[kPhi];
+        },
+        [u_amp, u_freq, k](S t, const S* f) {
+          using std::cos;
+          return u_amp * (cos(u_freq * t) * u_freq) - k * f[kOmega] - f[kPhi];
+        });
   }
-  model.add_transition("s1", "s2", "p2", p2());
-  model.add_transition("s1", "s3", "p3", p3());
-  model.add_transition("s2", "s1", "p1", p1());
-  model.add_transition("s2", "s3", "p3", p3());
-  model.add_transition("s3", "s1", "p1", p1());
-  model.add_transition("s3", "s2", "p2", p2());
   model.finalize();
   return model;
 }
@@ -120,9 +145,14 @@ Reference pwm_servo_reference(const ParameterValues& values, double t_end) {
   p.k = reference::Real(values.text("k"));
   p.kp = reference::Real(values.text("kp"));
   p.u = reference::Real(values.text("u"));
+  p.u_amp = reference::Real(values.text("u_amp"));
+  p.u_freq = reference::Real(values.text("u_freq"));
   p.saw_max = reference::Real(values.text("saw_max"));
   Reference result;
-  result.method = "closed form per mode (quadratic flow), roots in 100-digit arithmetic";
+  result.method = p.u_amp == 0
+                      ? "closed form per mode (quadratic flow), roots in 100-digit arithmetic"
+                      : "closed form per mode (quadratic flow plus the setpoint's sine), roots by rigorous exclusion "
+                        "steps in 100-digit arithmetic";
   for (const auto& e : reference::pwm_servo_exact_events(p, reference::Real(t_end))) {
     ReferenceEvent event;
     event.t = static_cast<float128>(e.t);
@@ -147,9 +177,16 @@ ModelEntry pwm_servo_entry() {
       {"k", "0.1", "damping (velocity feedback) coefficient [s]"},
       {"kp", "0.1", "PWM coefficient (1/T_p)"},
       {"u", "1", "setpoint [rad]"},
+      {"u_amp", "0", "setpoint amplitude [rad]"},
+      {"u_freq", "1", "setpoint angular frequency [rad/s]"},
       {"saw_max", "0.1", "sawtooth amplitude and period [s]"},
       {"omega0", "0", "initial angular velocity [rad/s]"},
       {"phi0", "0", "initial angle [rad]"},
+  };
+  entry.presets = {
+      {"tracking",
+       "tracks u(t) = sin t: one pulse per period, far above the rounding level; 20 events/s (20000 over [0, 1000] s)",
+       {{"u", "0"}, {"u_amp", "1"}, {"u_freq", "1"}}, 20.0},
   };
   HYSIM_MODEL_BUILDERS(entry, make_pwm_servo);
   entry.reference = pwm_servo_reference;

@@ -1,7 +1,7 @@
 // PWM servo drive: 004 ("Modeling and Simulation of Event Systems", 2024), Eqs. (4)-(9).
 //
 //   d omega/dt = k_w f,   d phi/dt = omega,   d saw/dt = 1          (Eq. 4; saw: Eq. 10)
-//   x = u - k omega - phi                                            (Eq. 5)
+//   x = u(t) - k omega - phi,  u(t) = u + u_amp sin(u_freq t)        (Eq. 5)
 //   f = sign(x) z,  z = 1 if kp |x| >= saw, else 0                    (Eqs. 6-8)
 //
 // Modes (004, Fig. 1): s1 (f = +1), s2 (f = -1), s3 (f = 0). Transitions, with the paper's
@@ -18,6 +18,11 @@
 //
 // Parameters (004, section 4): k_w = 100, k = 0.1, kp = 0.1, u = 1, saw_max = 0.1; all states
 // 0 at t = 0. The first events are t1 = (sqrt(6) - 2)/10 (s1 -> s3) and t2 = 0.1 (saw_reset).
+// The setpoint is constant by default (u_amp = 0): the state then converges to the rounding
+// level within ~10 s. The preset `tracking` (u = 0, u_amp = 1, u_freq = 1) follows
+// u(t) = sin t instead: one pulse per period (a p3 and a saw reset, 20 events per second),
+// with |x| at the resets between 2e-6 and 0.1 over [0, 1000] s. There x = 0 at t = 0, and the
+// initial s1 is left at once (p3 at t = 0: in s1 x' = u'(0) - k k_w = -9 < 0).
 #pragma once
 
 #include "hysim/core/model.hpp"
