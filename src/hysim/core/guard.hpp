@@ -119,7 +119,9 @@ class Guard {
   const std::vector<Node>& nodes() const { return nodes_; }
   int root() const { return root_; }
 
-  // Evaluates the tree; atom_truth(i) gives the truth of atom i. Does not allocate.
+  // Evaluates the tree; atom_truth(i) gives the truth of atom i. Short-circuit, as C++'s && and
+  // ||: atom_truth is asked only for the atoms that decide, so a caller that computes atoms on
+  // demand evaluates no event function it does not need. Does not allocate.
   template <class AtomTruth>
   bool evaluate(const AtomTruth& atom_truth) const {
     return root_ >= 0 && evaluate_node(root_, atom_truth);
@@ -162,16 +164,16 @@ class Guard {
     switch (node.kind) {
       case Kind::kAtom: return atom_truth(node.atom);
       case Kind::kNot: return !evaluate_node(node.children[0], atom_truth);
-      case Kind::kAnd: {
-        bool all = true;
-        for (int child : node.children) all = evaluate_node(child, atom_truth) && all;
-        return all;
-      }
-      case Kind::kOr: {
-        bool any = false;
-        for (int child : node.children) any = evaluate_node(child, atom_truth) || any;
-        return any;
-      }
+      case Kind::kAnd:  // left to right, stopping at the first false child
+        for (int child : node.children) {
+          if (!evaluate_node(child, atom_truth)) return false;
+        }
+        return true;
+      case Kind::kOr:  // left to right, stopping at the first true child
+        for (int child : node.children) {
+          if (evaluate_node(child, atom_truth)) return true;
+        }
+        return false;
     }
     return false;
   }

@@ -94,7 +94,7 @@ class TransitionDetector {
       const auto literal = [&](std::size_t, const Atom<S>& atom) { return literal_truth(atom, mode, k, t, x); };
       if (!guard_fires(mode, k, literal)) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
-        if (!truth_[i]) continue;
+        if (truth_[i] != 1) continue;  // false, or not needed for the guard to fire
         const Atom<S>& atom = atoms[i];
         const S e = value(mode, k, i, t, x);
         const bool on_surface =
@@ -262,8 +262,12 @@ class TransitionDetector {
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
     int surface_atom = -1;  // of the transition being read
+    std::size_t reading = static_cast<std::size_t>(-1);
     const int k = first_firing(mode, [&](std::size_t kk, std::size_t i, const Atom<S>& atom) {
-      if (i == 0) surface_atom = -1;
+      if (kk != reading) {
+        reading = kk;
+        surface_atom = -1;
+      }
       const Relation relation = atom.relation;
       const S e_a = value(mode, kk, i, t_a, x_a);
       const bool holds_a = relation_holds(relation, e_a);
@@ -274,7 +278,7 @@ class TransitionDetector {
       }
       if (!on_surface) return static_cast<char>(holds_a);
       // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
-      if (surface_atom < 0) surface_atom = static_cast<int>(i);
+      if (surface_atom < 0 || static_cast<int>(i) < surface_atom) surface_atom = static_cast<int>(i);
       const Drive drive = drift(mode, kk, i, t_a, x_a, f, e_a, t_b, x_b != nullptr).drive;
       return static_cast<char>(drive == Drive::kUndecided ? holds_a : drive == Drive::kIn);
     });
@@ -284,28 +288,38 @@ class TransitionDetector {
 
  private:
   static constexpr char kUndecided = 2;
+  static constexpr char kUnread = 3;  // truth_: an atom the tree did not need
 
   // The one reading of a guard: atom i of transition k of `mode` reads read(i, atom), true (1) or
-  // false (0), into truth_, and the guard's tree decides. With kUndecided, an atom may also
-  // read kUndecided (on its surface): the guard then fires when it is true whichever way the
-  // undecided atoms are read (all false, all true).
+  // false (0), and the guard's tree decides. Atoms are read on demand, each at most once, in the
+  // tree's short-circuit order (Guard::evaluate): an atom the tree does not need costs no
+  // evaluation. truth_ holds what was read (kUnread for the others). With kMayBeUndecided, an
+  // atom may also read kUndecided (on its surface): the guard then fires when it is true
+  // whichever way the undecided atoms are read (all false, all true).
   template <bool kMayBeUndecided = false, class Read>
   bool guard_fires(int mode, std::size_t k, Read&& read) {
     const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[k].guard;
     const auto& atom_list = guard.atoms();
-    const std::size_t atoms = atom_list.size();
-    for (std::size_t i = 0; i < atoms; ++i) truth_[i] = read(i, atom_list[i]);
+    std::fill(truth_.begin(), truth_.begin() + static_cast<std::ptrdiff_t>(atom_list.size()), kUnread);
+    const auto truth = [&](int i) {
+      char& v = truth_[static_cast<std::size_t>(i)];
+      if (v == kUnread) v = read(static_cast<std::size_t>(i), atom_list[static_cast<std::size_t>(i)]);
+      return v;
+    };
     if constexpr (!kMayBeUndecided) {
-      return guard.evaluate([this](int i) { return truth_[static_cast<std::size_t>(i)] != 0; });
+      return guard.evaluate([&](int i) { return truth(i) != 0; });
     } else {
-      const auto reading = [this](char undecided_as) {
-        return [this, undecided_as](int i) {
-          const char v = truth_[static_cast<std::size_t>(i)];
-          return static_cast<bool>(v == kUndecided ? undecided_as : v);
+      bool any_undecided = false;
+      const auto reading = [&](char undecided_as) {
+        return [&, undecided_as](int i) {
+          const char v = truth(i);
+          if (v != kUndecided) return v != 0;
+          any_undecided = true;
+          return undecided_as != 0;
         };
       };
-      const bool any_undecided = std::find(truth_.begin(), truth_.begin() + atoms, kUndecided) != truth_.begin() + atoms;
-      return guard.evaluate(reading(0)) && (!any_undecided || guard.evaluate(reading(1)));
+      if (!guard.evaluate(reading(0))) return false;
+      return !any_undecided || guard.evaluate(reading(1));
     }
   }
 
