@@ -305,35 +305,74 @@ class Simulator<S>::Impl final : private Outlook<S> {
 
   // locate: the strategy's root finder on [t_lo, t_hi] of the dense output. Interpolating
   // locators follow the atom whose crossing made the guard fire (events/detection.hpp,
-  // changed_atom); without one they bisect.
+  // changed_atom): that atom alone decides each trial point, one guard evaluation per
+  // iteration, and the bracket found is then read on every guard of the mode (none fired at
+  // t_a, one at t_b). When a guard already fires at t_a (another one fired first inside the
+  // step), the event lies in [t_lo, t_a]; when none fires at t_b (another atom of the guard
+  // changes its truth later), in [t_b, t_hi]: the atom that crossed there is followed in turn,
+  // up to kAtomLocations times. Without such an atom the guards decide every trial point.
+  static constexpr int kAtomLocations = 4;
+
   Bracket<S> locate_crossing(const Crossing& c, const Decision& decision, int* fired_at_b) {
     if (const auto computed = time_event(c, fired_at_b)) return *computed;
-    Locator locator = decision.locator;
-    S phi_lo = S(-1), phi_hi = S(1);
-    int atom = -1;
-    if (locator != Locator::kBisection) {
-      stepper_->interpolate(c.t_lo, x_a_.data());
-      stepper_->interpolate(c.t_hi, x_b_.data());
-      atom = detector_.changed_atom(mode_, c.transition, c.t_lo, x_a_.data(), c.t_hi, x_b_.data());
-      if (atom >= 0) {
-        phi_lo = detector_.oriented(mode_, c.transition, atom, c.t_lo, x_a_.data());
-        phi_hi = detector_.oriented(mode_, c.transition, atom, c.t_hi, x_b_.data());
-      } else {
-        locator = Locator::kBisection;
+    Crossing at = c;
+    const S tolerance_ = tolerance(decision);
+    for (int n = 0; decision.locator != Locator::kBisection && n < kAtomLocations; ++n) {
+      const CrossingAtom crossing = crossing_atom(at);
+      if (crossing.atom < 0) break;
+      const Bracket<S> bracket = locate<S>(
+          decision.locator, at.t_lo, at.t_hi, crossing.phi_lo, crossing.phi_hi, tolerance_,
+          [this, &at, &crossing](S tm) {
+            stepper_->interpolate(tm, x_mid_.data());
+            return detector_.atom_probe(mode_, at.transition, crossing.atom, tm, x_mid_.data());
+          },
+          &stats_.root_iterations);
+      stepper_->interpolate(bracket.t_a, x_mid_.data());
+      if (const int k_a = detector_.fired(mode_, bracket.t_a, x_mid_.data()); k_a >= 0) {
+        at = {k_a, at.t_lo, bracket.t_a};
+        continue;
       }
+      stepper_->interpolate(bracket.t_b, x_mid_.data());
+      if (const int k_b = detector_.fired(mode_, bracket.t_b, x_mid_.data()); k_b >= 0) {
+        *fired_at_b = k_b;
+        return bracket;
+      }
+      at.t_lo = bracket.t_b;
     }
+    *fired_at_b = at.transition;
+    const CrossingAtom crossing = decision.locator != Locator::kBisection ? crossing_atom(at) : CrossingAtom{};
     return locate<S>(
-        locator, c.t_lo, c.t_hi, phi_lo, phi_hi, tolerance(decision),
-        [this, &c, atom, fired_at_b](S tm) {
+        crossing.atom >= 0 ? decision.locator : Locator::kBisection, at.t_lo, at.t_hi, crossing.phi_lo,
+        crossing.phi_hi, tolerance_,
+        [this, &at, &crossing, fired_at_b](S tm) {
           stepper_->interpolate(tm, x_mid_.data());
           const int k = detector_.fired(mode_, tm, x_mid_.data());
           if (k >= 0) *fired_at_b = k;
           Probe<S> p;
           p.fired = k >= 0;
-          if (atom >= 0) p.phi = detector_.oriented(mode_, c.transition, atom, tm, x_mid_.data());
+          if (crossing.atom >= 0) p.phi = detector_.oriented(mode_, at.transition, crossing.atom, tm, x_mid_.data());
           return p;
         },
         &stats_.root_iterations);
+  }
+
+  // The atom of the crossing's guard that does not hold at t_lo and holds at t_hi, with its
+  // oriented values there; atom -1 when there is none.
+  struct CrossingAtom {
+    int atom = -1;
+    S phi_lo = S(-1), phi_hi = S(1);
+  };
+
+  CrossingAtom crossing_atom(const Crossing& c) {
+    stepper_->interpolate(c.t_lo, x_a_.data());
+    stepper_->interpolate(c.t_hi, x_b_.data());
+    CrossingAtom a;
+    a.atom = detector_.changed_atom(mode_, c.transition, c.t_lo, x_a_.data(), c.t_hi, x_b_.data());
+    if (a.atom >= 0) {
+      a.phi_lo = detector_.oriented(mode_, c.transition, a.atom, c.t_lo, x_a_.data());
+      a.phi_hi = detector_.oriented(mode_, c.transition, a.atom, c.t_hi, x_b_.data());
+    }
+    return a;
   }
 
   // A time event (core/guard.hpp, Atom::time): when the atom whose crossing fired the guard

@@ -37,6 +37,7 @@
 
 #include "hysim/core/errors.hpp"
 #include "hysim/core/model.hpp"
+#include "hysim/events/location.hpp"
 
 namespace hysim {
 
@@ -164,6 +165,16 @@ class TransitionDetector {
   S oriented(int mode, int k, int i, S t, const S* x) {
     const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
     return orient(atom.relation, value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x));
+  }
+
+  // Atom i of transition k of `mode` at (t, x), from one evaluation: whether it holds
+  // (literally) and its oriented value, for a locator that follows that atom alone.
+  Probe<S> atom_probe(int mode, int k, int i, S t, const S* x) {
+    const auto kk = static_cast<std::size_t>(k);
+    const auto ii = static_cast<std::size_t>(i);
+    const Relation relation = atom_of(mode, kk, ii).relation;
+    const S e = value(mode, kk, ii, t, x);
+    return {relation_holds(relation, e), orient(relation, e)};
   }
 
   // An atom of transition k that does not hold at (t_lo, x_lo) and holds at (t_hi, x_hi): the
