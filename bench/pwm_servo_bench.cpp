@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
                   static_cast<long long>(r->stats.one_sided_events), static_cast<long long>(r->stats.events));
     check(r->stats.one_sided_events == r->stats.events, line);
     const double rhs_limit = solver == "bs3" ? 4 : 7;
-    std::snprintf(line, sizeof line, "%s: %.2f field evaluations per event (<= %g)", solver.c_str(),
+    std::snprintf(line, sizeof line, "%s: %.3f field evaluations per event (<= %g)", solver.c_str(),
                   r->per_event(r->stats.rhs_evals), rhs_limit);
     check(r->per_event(r->stats.rhs_evals) <= rhs_limit, line);
     std::snprintf(line, sizeof line, "%s: %.1f guard evaluations per event (<= 20)", solver.c_str(),

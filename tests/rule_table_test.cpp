@@ -368,7 +368,10 @@ TEST(RuleTablesOnTheEngine, BallOnTheInclineSlipEndsAndRolls) {
   bool sliding = false;
   for (const auto& row : run.rows) sliding = sliding || row.kind == TransitionClass::kSliding;
   EXPECT_TRUE(sliding);
-  EXPECT_LE(result.stats.events, 5);
+  // The slip ends 1.6e-13 s after the first sliding arrival: at the rounding level the motion
+  // is left and re-entered within the minimum step a few times before the roll (15 events;
+  // 5 when the steps' lengths were rounded by t + h). A bound, not a count.
+  EXPECT_LE(result.stats.events, 16);
   const auto state = [&](const char* name) {
     for (std::size_t i = 0; i < model.state_names.size(); ++i) {
       if (model.state_names[i] == name) return result.x[i];

@@ -180,7 +180,12 @@ class Simulator<S>::Impl final : private Outlook<S> {
       // limit, then step
       const StepProposal<S> step = limiter_.propose(h, phase(), *this, t_end);
       const S h_before = h;
-      const StepOutcome<S> outcome = stepper_->try_step(step.h);
+      // The step as taken: h = (t + h) - t, exact (Sterbenz), so that t + h is representable and
+      // the states the solver advances by h belong to the time it reports. Otherwise each step
+      // moves t by its rounding, up to half an ulp of t, apart from the states: the saw of the
+      // PWM servo fell 2.8e-14 s behind t over 20 s with bs3.
+      const S t_step = stepper_->t_current();
+      const StepOutcome<S> outcome = stepper_->try_step((t_step + step.h) - t_step);
       if (outcome.status == StepStatus::kRejected) {
         h = rejected(outcome);
         continue;
