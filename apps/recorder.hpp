@@ -87,6 +87,8 @@ class Recorder final : public Observer<S> {
   double since_start_ = 0, printed_at_ = 0;  // seconds, by the steady clock
   bool progress_shown_ = false;
   std::chrono::steady_clock::time_point started_;
+  std::uint32_t progress_calls_ = 0;  // the clock is read every kProgressStride calls
+  static constexpr std::uint32_t kProgressStride = 256;
   void progress(S t);
   double seconds_ = 0.0;
 };
