@@ -68,6 +68,11 @@ class TransitionDetector {
     }
     truth_.resize(most_atoms);
     mask_until_.assign(most_in_mode, -std::numeric_limits<S>::infinity());
+    for (Point& p : points_) {
+      p.x.resize(model.state_size());
+      p.value.resize(most_in_mode);
+      p.stamp.assign(most_in_mode, 0);
+    }
   }
 
   // Re-arming after an event (the idea of CVODE's cvRcheck1-2: a zero at the restart point is
@@ -90,16 +95,20 @@ class TransitionDetector {
     any_masked_ = false;
     armed_mode_ = mode;
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    Point* here = point(mode, t, x);
+    Point* far = x_far != nullptr ? point(mode, t_far, x_far) : nullptr;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
-      const auto literal = [&](std::size_t, const Atom<S>& atom) { return literal_truth(atom, mode, k, t, x); };
+      const auto literal = [&](std::size_t i, const Atom<S>& atom) {
+        return relation_holds(atom.relation, value(mode, k, i, t, x, here));
+      };
       if (!guard_fires(mode, k, literal)) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         if (truth_[i] != 1) continue;  // false, or not needed for the guard to fire
         const Atom<S>& atom = atoms[i];
-        const S e = value(mode, k, i, t, x);
+        const S e = value(mode, k, i, t, x, here);
         const bool on_surface =
-            x_far != nullptr ? !relation_holds(atom.relation, value(mode, k, i, t_far, x_far)) : e == S(0);
+            x_far != nullptr ? !relation_holds(atom.relation, value(mode, k, i, t_far, x_far, far)) : e == S(0);
         if (!on_surface) continue;  // holds on both sides: the guard genuinely fires
         const Drift d = drift(mode, k, i, t, x, f, e, t_far, x_far != nullptr);
         if (d.drive != Drive::kOut) continue;  // not driven out within the resolution: it fires
@@ -121,8 +130,10 @@ class TransitionDetector {
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
   int fired(int mode, S t, const S* x, bool literal = false) {
+    Point* here = point(mode, t, x);
     return first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
-      return static_cast<char>(!(!literal && is_masked(mode, k, i, t)) && literal_truth(atom, mode, k, t, x));
+      return static_cast<char>(!(!literal && is_masked(mode, k, i, t)) &&
+                               relation_holds(atom.relation, value(mode, k, i, t, x, here)));
     });
   }
 
@@ -140,6 +151,7 @@ class TransitionDetector {
   // A masked atom (arm) is being driven out of its truth: it is predicted never to hold.
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    Point* here = point(mode, t, x);
     Approach best;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
@@ -148,7 +160,7 @@ class TransitionDetector {
         const S never = std::numeric_limits<S>::infinity();
         if (is_masked(mode, k, ai, t)) return negate ? S(0) : never;
         const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
-        const S e = value(mode, k, ai, t, x);
+        const S e = value(mode, k, ai, t, x, here);
         if (relation_holds(relation, e)) return S(0);
         const S de = atoms[ai].rate ? counted_rate(mode, k, ai, t, x, f) : atom_rate(mode, k, ai, t, x, f, e);
         const S s = orient(relation, e);
@@ -164,7 +176,8 @@ class TransitionDetector {
   // it does not (e for > and >=, -e for < and <=).
   S oriented(int mode, int k, int i, S t, const S* x) {
     const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
-    return orient(atom.relation, value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x));
+    return orient(atom.relation,
+                  value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x, point(mode, t, x)));
   }
 
   // Atom i of transition k of `mode` at (t, x), from one evaluation: whether it holds
@@ -181,10 +194,12 @@ class TransitionDetector {
   // one whose crossing made the guard fire; -1 if there is none.
   int changed_atom(int mode, int k, S t_lo, const S* x_lo, S t_hi, const S* x_hi) {
     const auto& atoms = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard.atoms();
+    Point* lo = point(mode, t_lo, x_lo);
+    Point* hi = point(mode, t_hi, x_hi);
     for (std::size_t i = 0; i < atoms.size(); ++i) {
       const auto ki = static_cast<std::size_t>(k);
-      if (!relation_holds(atoms[i].relation, value(mode, ki, i, t_lo, x_lo)) &&
-          relation_holds(atoms[i].relation, value(mode, ki, i, t_hi, x_hi))) {
+      if (!relation_holds(atoms[i].relation, value(mode, ki, i, t_lo, x_lo, lo)) &&
+          relation_holds(atoms[i].relation, value(mode, ki, i, t_hi, x_hi, hi))) {
         return static_cast<int>(i);
       }
     }
@@ -274,17 +289,19 @@ class TransitionDetector {
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
     int surface_atom = -1;  // of the transition being read
     std::size_t reading = static_cast<std::size_t>(-1);
+    Point* at_a = point(mode, t_a, x_a);
+    Point* at_b = x_b != nullptr ? point(mode, t_b, x_b) : nullptr;
     const int k = first_firing(mode, [&](std::size_t kk, std::size_t i, const Atom<S>& atom) {
       if (kk != reading) {
         reading = kk;
         surface_atom = -1;
       }
       const Relation relation = atom.relation;
-      const S e_a = value(mode, kk, i, t_a, x_a);
+      const S e_a = value(mode, kk, i, t_a, x_a, at_a);
       const bool holds_a = relation_holds(relation, e_a);
       bool on_surface = e_a == S(0);
       if (!on_surface && x_b != nullptr) {
-        const S e_b = value(mode, kk, i, t_b, x_b);
+        const S e_b = value(mode, kk, i, t_b, x_b, at_b);
         on_surface = e_b == S(0) || holds_a != relation_holds(relation, e_b);
       }
       if (!on_surface) return static_cast<char>(holds_a);
@@ -354,6 +371,49 @@ class TransitionDetector {
 
   // e_i(t, x) of transition k of `mode`, counted; a NaN or Inf is an error that says where.
   S value(int mode, std::size_t k, std::size_t i, S t, const S* x) { return jump_value(mode, k, i, t, nullptr, x); }
+
+  // The two most recently read points (mode, t, x) with the atom values computed there, by
+  // slot (offsets_). A point is found by comparing (mode, t, x) once per reading, not per atom;
+  // a new point takes the entry used least recently, and a new generation voids its values.
+  struct Point {
+    int mode = -1;
+    S t = S(0);
+    std::vector<S> x, value;
+    std::vector<std::uint64_t> stamp;  // value[slot] holds when stamp[slot] == generation
+    std::uint64_t generation = 0, used = 0;
+  };
+
+  // The same, through the values already computed at `at`, the point (mode, t, x) (nullptr:
+  // not kept). Event functions are functions of (t, x): an atom read again at a point where it
+  // was evaluated is not evaluated again (the end of a step, read by detection, is the start
+  // of the next, read by the gamma rule; an event's entry point is read by the chain and by
+  // the re-arming).
+  S value(int mode, std::size_t k, std::size_t i, S t, const S* x, Point* at) {
+    if (at == nullptr) return value(mode, k, i, t, x);
+    const std::size_t slot = offsets_[static_cast<std::size_t>(mode)][k] + i;
+    if (at->stamp[slot] != at->generation) {
+      at->value[slot] = value(mode, k, i, t, x);
+      at->stamp[slot] = at->generation;
+    }
+    return at->value[slot];
+  }
+
+  Point* point(int mode, S t, const S* x) {
+    ++clock_;
+    for (Point& p : points_) {
+      if (p.mode == mode && p.t == t && std::equal(p.x.begin(), p.x.end(), x)) {
+        p.used = clock_;
+        return &p;
+      }
+    }
+    Point& p = points_[0].used <= points_[1].used ? points_[0] : points_[1];
+    p.mode = mode;
+    p.t = t;
+    std::copy(x, x + p.x.size(), p.x.begin());
+    p.generation = ++generations_;
+    p.used = clock_;
+    return &p;
+  }
 
   // The same for an atom already at hand (the guard readers' hot path).
   S value(const Atom<S>& atom, int mode, std::size_t k, S t, const S* x) {
@@ -459,6 +519,8 @@ class TransitionDetector {
   std::vector<char> truth_;
   std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in mask_until_
   std::vector<S> mask_until_;                      // atoms of armed_mode_ read false before this time
+  Point points_[2];
+  std::uint64_t clock_ = 0, generations_ = 0;
   int armed_mode_ = -1;
   bool any_masked_ = false;
 };
