@@ -132,7 +132,8 @@ class Guard {
   // down to the atoms by De Morgan's rules, so atom_time(i, negated) is asked for atom i with
   // its relation flipped when an odd number of NOTs sit above it. An AND becomes true when
   // its last child does (max), an OR when its first child does (min); under a negation the
-  // two swap. Does not allocate.
+  // two swap. Children are asked left to right until the result is decided (a max at
+  // infinity, a min at 0). Does not allocate.
   template <class AtomTime>
   S time_to_true(const AtomTime& atom_time) const {
     return root_ < 0 ? std::numeric_limits<S>::infinity() : node_time(root_, false, atom_time);
@@ -186,9 +187,11 @@ class Guard {
       case Kind::kNot: return node_time(node.children[0], !negate, atom_time);
       case Kind::kAnd:
       case Kind::kOr: {
+        // Short-circuit: a max that reached infinity, or a min that reached 0, is decided.
         const bool take_max = (node.kind == Kind::kAnd) != negate;  // De Morgan
+        const S decided = take_max ? std::numeric_limits<S>::infinity() : S(0);
         S result = node_time(node.children[0], negate, atom_time);
-        for (std::size_t c = 1; c < node.children.size(); ++c) {
+        for (std::size_t c = 1; c < node.children.size() && result != decided; ++c) {
           const S child = node_time(node.children[c], negate, atom_time);
           result = take_max ? (child > result ? child : result) : (child < result ? child : result);
         }

@@ -270,13 +270,17 @@ class TransitionDetector {
   // atoms are read (all false, all true). x_b == nullptr: no bracket. A value exactly 0 on
   // either side puts the atom on its surface.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
+    // An atom without a jump form reads e(t, x) at the tentative state: kept with the point's
+    // other values, which fired_after reads next.
+    Point* at_a = point(mode, t_a, x);
+    Point* at_b = x_b != nullptr ? point(mode, t_b, x_b) : nullptr;
     return first_firing</*kMayBeUndecided=*/true>(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       const Relation relation = atom.relation;
-      const S v = jump_value(mode, k, i, t_a, x_prior, x);
+      const S v = atom.jump ? jump_value(mode, k, i, t_a, x_prior, x) : value(mode, k, i, t_a, x, at_a);
       const bool holds = relation_holds(relation, v);
       bool undecided = v == S(0);
       if (!undecided && x_b != nullptr) {
-        const S v_far = jump_value(mode, k, i, t_b, x_b_prior, x_b);
+        const S v_far = atom.jump ? jump_value(mode, k, i, t_b, x_b_prior, x_b) : value(mode, k, i, t_b, x_b, at_b);
         undecided = v_far == S(0) || holds != relation_holds(relation, v_far);
       }
       return undecided ? kUndecided : static_cast<char>(holds);
