@@ -25,7 +25,8 @@ const char* outcome_name(Outcome outcome) {
 bool brings_own_solver(const std::string& strategy) { return find_strategy(strategy).is_driver(); }
 
 std::string Evaluation::solver_label() const {
-  return brings_own_solver(options.strategy) ? "cvode/BDF" : options.solver;
+  const StrategyInfo& info = find_strategy(options.strategy);
+  return info.is_driver() ? info.driver_solver : options.solver;
 }
 
 std::optional<double> Evaluation::one_sided_share() const {
@@ -129,13 +130,9 @@ std::vector<SimulationOptions> solver_strategy_grid(const SimulationOptions& bas
                                                     const std::vector<std::string>& solvers,
                                                     const std::vector<std::string>& strategies) {
   std::vector<SimulationOptions> runs;
-  bool own_solver_done = false;
   for (const auto& solver : solvers) {
     for (const auto& strategy : strategies) {
-      if (brings_own_solver(strategy)) {
-        if (own_solver_done) continue;
-        own_solver_done = true;
-      }
+      if (brings_own_solver(strategy) && solver != solvers.front()) continue;  // once: its own integrator
       runs.push_back(base);
       runs.back().solver = solver;
       runs.back().strategy = strategy;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every run ends, and says why (issue 15): every built-in model, at t_end = 10 and at each of
-# its presets' ends, under every solver x strategy (cvode once: it has its own integrator),
+# its presets' ends, under every solver x strategy (cvode and cvode-adams once: they have their own integrator),
 # ends within LIMIT seconds (default 60) either normally (exit 0) or with one error line that
 # names the model (exit 1): never a timeout, a signal or a silent failure. Prints the slowest
 # runs and every failed run with its reason.
@@ -23,7 +23,7 @@ for m in $models; do
   for p in $("$HYSIM" list "$m" | sed -n 's/^    preset \([a-z0-9-]*\):.*/\1/p'); do ends+=("--preset $p"); done
   for end in "${ends[@]}"; do
     for st in $strategies; do
-      if [ "$st" = cvode ]; then echo "$m $end --strategy cvode"; continue; fi
+      case $st in cvode*) echo "$m $end --strategy $st"; continue ;; esac
       for so in $solvers; do echo "$m $end --solver $so --strategy $st"; done
     done
   done

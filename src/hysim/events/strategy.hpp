@@ -162,8 +162,10 @@ struct StrategyInfo {
   StrategyFactory<double> make_double;
   StrategyFactory<long double> make_long_double;
   StrategyFactory<float128> make_float128;
-  // ...or a driver that replaces the loop (double only).
+  // ...or a driver that replaces the loop (double only), with the integrator it brings, as
+  // tables name it in place of the solver (e.g. "cvode/BDF").
   StrategyDriver driver;
+  std::string driver_solver;
 
   bool is_driver() const { return static_cast<bool>(driver); }
   template <class S>
@@ -174,7 +176,7 @@ struct StrategyInfo {
 // run's options: the same policy in each scalar type.
 template <template <class> class Policy>
 StrategyInfo strategy_entry(std::string name, std::string description, std::string source) {
-  StrategyInfo info{std::move(name), std::move(description), std::move(source), {}, {}, {}, {}};
+  StrategyInfo info{std::move(name), std::move(description), std::move(source), {}, {}, {}, {}, {}};
   info.make_double = [](const SimulationOptions& o) { return std::make_unique<Policy<double>>(o); };
   info.make_long_double = [](const SimulationOptions& o) { return std::make_unique<Policy<long double>>(o); };
   info.make_float128 = [](const SimulationOptions& o) { return std::make_unique<Policy<float128>>(o); };

@@ -620,13 +620,17 @@ RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions&
   return run.run();
 }
 
-StrategyInfo cvode_strategy() {
+StrategyInfo cvode_strategy(CvodeMethod method) {
+  const bool bdf = method == CvodeMethod::kBdf;
   StrategyInfo info;
-  info.name = "cvode";
-  info.description = "SUNDIALS CVODE with its own rootfinding, restarted after each event";
+  info.name = bdf ? "cvode" : "cvode-adams";
+  info.description = bdf ? "SUNDIALS CVODE, BDF with Newton iteration (stiff), its own rootfinding, restarted after each event"
+                         : "SUNDIALS CVODE, Adams-Moulton with fixed-point iteration (non-stiff), its own rootfinding, "
+                           "restarted after each event";
   info.source = "Hindmarsh et al., ACM TOMS 31(3), 2005";
-  info.driver = [](const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
-                   RunStatistics* stats) { return run_cvode(model, options, observer, stats, CvodeMethod::kBdf); };
+  info.driver = [method](const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
+                         RunStatistics* stats) { return run_cvode(model, options, observer, stats, method); };
+  info.driver_solver = bdf ? "cvode/BDF" : "cvode/Adams";
   return info;
 }
 

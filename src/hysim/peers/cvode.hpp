@@ -47,8 +47,9 @@ RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions&
                             Observer<double>* observer, RunStatistics* stats,
                             CvodeMethod method = CvodeMethod::kBdf);
 
-// The catalog entry of strategy "cvode" (BDF): a driver that replaces the simulator's loop.
-// Registered by register_peers() (peers/peers.hpp).
-StrategyInfo cvode_strategy();
+// The catalog entries of strategy "cvode" (BDF, Newton: the stiff pairing) and "cvode-adams"
+// (Adams-Moulton, fixed-point iteration: the non-stiff one), drivers that replace the
+// simulator's loop. Registered by register_peers() (peers/peers.hpp).
+StrategyInfo cvode_strategy(CvodeMethod method = CvodeMethod::kBdf);
 
 }  // namespace hysim

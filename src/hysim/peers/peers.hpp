@@ -1,6 +1,7 @@
 // Peers: strategies that bring their own integrator and root finder, plugged into the
 // strategy catalog (events/strategy.hpp) from here, so that the engine does not depend on
-// them. Built when their library is found: "cvode" needs SUNDIALS 6 (libsundials-dev).
+// them. Built when their library is found: "cvode" and "cvode-adams" need SUNDIALS 6
+// (libsundials-dev).
 #pragma once
 
 namespace hysim {
