@@ -50,6 +50,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arguments.hpp"
 #include "hysim/core/guard.hpp"
 #include "hysim/core/model.hpp"
 #if HYSIM_HAVE_CVODE
@@ -241,13 +242,6 @@ Row run_cvode_peer(const Model<double>& model, const std::vector<double>& h0, co
 }
 #endif
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-  return out;
-}
-
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "many_guards_bench: %s\nusage: many_guards_bench [--bounces B] [--n 1,10,100,1000] "
@@ -256,12 +250,7 @@ std::vector<std::string> split(const std::string& text) {
   std::exit(2);
 }
 
-double positive(const std::string& name, const char* text) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0) || !std::isfinite(v)) usage(name + " must be a positive number, got '" + text + "'");
-  return v;
-}
+double positive(const std::string& name, const char* text) { return bench::positive(name, text, usage); }
 
 void print_row(const Row& r, double t_end) {
   if (!r.failure.empty() && r.stats.events == 0) {
@@ -324,15 +313,15 @@ int main(int argc, char** argv) {
     else usage("unknown option " + arg);
   }
   std::vector<int> ns;
-  for (const auto& text : split(n_list)) {
+  for (const auto& text : bench::split(n_list)) {
     const int n = std::atoi(text.c_str());
     if (n < 1) usage("--n takes positive integers, got '" + text + "'");
     ns.push_back(n);
   }
   std::vector<std::string> methods;
-  for (const auto& s : split(solver_list)) methods.push_back(s);
+  for (const auto& s : bench::split(solver_list)) methods.push_back(s);
 #if HYSIM_HAVE_CVODE
-  for (const auto& c : split(cvode_list)) {
+  for (const auto& c : bench::split(cvode_list)) {
     if (c != "adams" && c != "bdf") usage("--cvode takes adams, bdf, got '" + c + "'");
     methods.push_back("cvode-" + c);
   }
@@ -410,7 +399,7 @@ int main(int argc, char** argv) {
   }
 
   std::printf("\ntime per event, engine / CVODE (< 1: the engine is faster):\n");
-  for (const auto& solver : split(solver_list)) {
+  for (const auto& solver : bench::split(solver_list)) {
     for (const auto& peer : methods) {
       if (peer.rfind("cvode-", 0) != 0) continue;
       std::printf("  %s / %s:", solver.c_str(), peer.c_str());

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/models/catalog.hpp"
 #if HYSIM_HAVE_CVODE
@@ -153,13 +154,6 @@ Row run_naive(const Model<double>& model, const SimulationOptions& options) {
   return row;
 }
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-  return out;
-}
-
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "pwm_servo_bench: %s\nusage: pwm_servo_bench [--preset NAME|default] [--t-end T] [--accuracy-end T] "
@@ -168,12 +162,7 @@ std::vector<std::string> split(const std::string& text) {
   std::exit(2);
 }
 
-double positive(const std::string& name, const char* text) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0) || !std::isfinite(v)) usage(name + " must be a positive number, got '" + text + "'");
-  return v;
-}
+double positive(const std::string& name, const char* text) { return bench::positive(name, text, usage); }
 
 void print_row(const Row& r) {
   if (!r.failure.empty()) {
@@ -247,8 +236,8 @@ int main(int argc, char** argv) {
   for (const auto& info : strategy_catalog()) {
     if (!info.is_driver()) strategies.push_back(info.name);
   }
-  if (strategy_list != "all") strategies = split(strategy_list);
-  for (const auto& solver : split(solver_list)) {
+  if (strategy_list != "all") strategies = bench::split(strategy_list);
+  for (const auto& solver : bench::split(solver_list)) {
     for (const auto& strategy : strategies) {
       SimulationOptions o = options;
       o.solver = solver;
@@ -279,7 +268,7 @@ int main(int argc, char** argv) {
   };
   char line[512];
   std::printf("\ntargets (issue 14), default strategy %s:\n", default_strategy.c_str());
-  for (const auto& solver : split(solver_list)) {
+  for (const auto& solver : bench::split(solver_list)) {
     const Row* r = find(solver, default_strategy);
     if (r == nullptr) continue;
     std::snprintf(line, sizeof line, "%s: %lld of %zu reference events found, %lld missed, %lld spurious", solver.c_str(),
