@@ -13,7 +13,7 @@ const std::vector<OptionInfo>& option_table() {
       {"t_end", &O::t_end, "s", G::kEnd,
        "end of the run; must exceed the model's t0"},
       {"solver", &O::solver, "", G::kMethod,
-       "integrator, a name from `hysim list`; not used by strategy cvode"},
+       "integrator, a name from `hysim list`; not used by strategies cvode and cvode-adams (their own)"},
       {"strategy", &O::strategy, "", G::kMethod,
        "event-detection strategy, a name from `hysim list` (docs/strategies.md); cvode: double only"},
       {"rtol", &O::rtol, "", G::kTolerance,
