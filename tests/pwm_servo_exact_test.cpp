@@ -166,6 +166,32 @@ TEST(PwmServoExact, SawResetsFallOnMultiplesOfTheTenth) {
   std::cout << "max |t_reset(n) - n/10| over 200 resets: " << worst.str(3) << "\n";
 }
 
+// The event's guard function at its pre-jump state, x = x(t, omega, phi) given: 0 on the
+// surface. Checks the side conditions of each guard (the sign of x for p1 and p2; the reset's
+// saw and target; no jump otherwise) as it goes.
+Real guard_residual(const PwmServoParameters& p, const PwmServoExactEvent& e, const Real& x, std::size_t i) {
+  Real residual = 0;
+  if (e.guard == "p1") {
+    EXPECT_GE(x, 0) << "event " << i;
+    residual = e.saw - p.kp * x;
+  } else if (e.guard == "p2") {
+    EXPECT_LT(x, 0) << "event " << i;
+    residual = e.saw + p.kp * x;
+  } else if (e.guard == "p3") {
+    residual = p.kp * abs(x) - e.saw;
+  } else if (e.guard == "saw_reset") {
+    residual = e.saw - p.saw_max;
+    EXPECT_EQ(e.saw_after, 0) << "event " << i;
+    EXPECT_EQ(e.to, x >= 0 ? kS1 : kS2) << "event " << i;
+  } else {
+    ADD_FAILURE() << "event " << i << " has unknown guard " << e.guard;
+  }
+  if (e.guard != "saw_reset") {
+    EXPECT_EQ(e.saw_after, e.saw) << "event " << i;
+  }
+  return residual;
+}
+
 // Shows that each event's pre-jump state lies on its guard's surface to 80 digits (absolute,
 // on O(1) quantities; and to 60 digits relative to saw, which is ~1e-32 near t = 20): p1: saw = kp*x with x >= 0; p2: saw = -kp*x with x < 0; p3:
 // kp*|x| = saw; saw_reset: saw = saw_max, saw_after = 0 and the target follows sign(x).
@@ -176,25 +202,9 @@ TEST(PwmServoExact, EventStatesSatisfyGuardEqualities) {
   for (std::size_t i = 0; i < ev.size(); ++i) {
     const auto& e = ev[i];
     const Real x = pwm_servo_x(p, e.omega, e.phi);
-    Real residual = 0;
-    if (e.guard == "p1") {
-      EXPECT_GE(x, 0) << "event " << i;
-      residual = e.saw - p.kp * x;
-    } else if (e.guard == "p2") {
-      EXPECT_LT(x, 0) << "event " << i;
-      residual = e.saw + p.kp * x;
-    } else if (e.guard == "p3") {
-      residual = p.kp * abs(x) - e.saw;
+    const Real residual = guard_residual(p, e, x, i);
+    if (e.guard == "p3") {
       EXPECT_GT(e.saw, 0) << "event " << i;
-    } else if (e.guard == "saw_reset") {
-      residual = e.saw - p.saw_max;
-      EXPECT_EQ(e.saw_after, 0) << "event " << i;
-      EXPECT_EQ(e.to, x >= 0 ? kS1 : kS2) << "event " << i;
-    } else {
-      ADD_FAILURE() << "event " << i << " has unknown guard " << e.guard;
-    }
-    if (e.guard != "saw_reset") {
-      EXPECT_EQ(e.saw_after, e.saw) << "event " << i;
     }
     worst = std::max(worst, Real(abs(residual)));
     EXPECT_LT(abs(residual), tol("1e-80")) << "event " << i << " (" << e.guard << ") at t = "
@@ -385,14 +395,11 @@ std::vector<BruteEvent> scan_and_bisect(const PwmServoParameters& p, const Real&
   return out;
 }
 
-// Shows that the reference agrees event by event (guard, modes, and time to 80 digits) with
-// the scan-and-bisect simulation above over the whole of [0, 20].
-TEST(PwmServoExact, AgreesWithIndependentScanAndBisect) {
-  const auto& ev = events_to_20();
-  const auto brute = scan_and_bisect(PwmServoParameters{}, Real(20));
-  ASSERT_EQ(brute.size(), ev.size());
+// The scan-and-bisect events agree with the reference event by event: guard, modes, and time
+// to 80 digits. Returns the largest time difference.
+Real expect_same_events(const std::vector<BruteEvent>& brute, const std::vector<PwmServoExactEvent>& ev) {
   Real worst = 0;
-  for (std::size_t i = 0; i < ev.size(); ++i) {
+  for (std::size_t i = 0; i < ev.size() && i < brute.size(); ++i) {
     EXPECT_EQ(brute[i].guard, ev[i].guard) << "event " << i;
     EXPECT_EQ(brute[i].from, ev[i].from) << "event " << i;
     EXPECT_EQ(brute[i].to, ev[i].to) << "event " << i;
@@ -400,6 +407,16 @@ TEST(PwmServoExact, AgreesWithIndependentScanAndBisect) {
     worst = std::max(worst, err);
     EXPECT_LT(err, tol("1e-80")) << "event " << i << " at " << ev[i].t.str(30);
   }
+  return worst;
+}
+
+// Shows that the reference agrees event by event (guard, modes, and time to 80 digits) with
+// the scan-and-bisect simulation above over the whole of [0, 20].
+TEST(PwmServoExact, AgreesWithIndependentScanAndBisect) {
+  const auto& ev = events_to_20();
+  const auto brute = scan_and_bisect(PwmServoParameters{}, Real(20));
+  ASSERT_EQ(brute.size(), ev.size());
+  const Real worst = expect_same_events(brute, ev);
   std::cout << "max |t_exact - t_scan_bisect| over " << ev.size() << " events: " << worst.str(3)
             << "\n";
 }
@@ -450,23 +467,7 @@ Real expect_consistent_events(const PwmServoParameters& p, const std::vector<Pwm
     }
     // On the surface.
     const Real x = x_of(p, e.t, State{e.omega, e.phi, e.saw});
-    Real residual = 0;
-    if (e.guard == "p1") {
-      EXPECT_GE(x, 0) << "event " << i;
-      residual = e.saw - p.kp * x;
-    } else if (e.guard == "p2") {
-      EXPECT_LT(x, 0) << "event " << i;
-      residual = e.saw + p.kp * x;
-    } else if (e.guard == "p3") {
-      residual = p.kp * abs(x) - e.saw;
-    } else {
-      residual = e.saw - p.saw_max;
-      EXPECT_EQ(e.saw_after, 0) << "event " << i;
-      EXPECT_EQ(e.to, x >= 0 ? kS1 : kS2) << "event " << i;
-    }
-    if (e.guard != "saw_reset") {
-      EXPECT_EQ(e.saw_after, e.saw) << "event " << i;
-    }
+    const Real residual = guard_residual(p, e, x, i);
     worst = std::max(worst, Real(abs(residual)));
     EXPECT_LT(abs(residual), tol("1e-80")) << "event " << i << " (" << e.guard << ") at t = " << e.t.str(30);
     // The exact flow from the previous event.
@@ -555,15 +556,7 @@ TEST(PwmServoExactTracking, AgreesWithIndependentScanAndBisect) {
     const auto ev = pwm_servo_exact_events(p, Real(2));
     const auto brute = scan_and_bisect(p, Real(2));
     ASSERT_EQ(brute.size(), ev.size()) << "u_freq = " << p.u_freq.str(3);
-    Real worst = 0;
-    for (std::size_t i = 0; i < ev.size(); ++i) {
-      EXPECT_EQ(brute[i].guard, ev[i].guard) << "event " << i;
-      EXPECT_EQ(brute[i].from, ev[i].from) << "event " << i;
-      EXPECT_EQ(brute[i].to, ev[i].to) << "event " << i;
-      const Real err = abs(brute[i].t - ev[i].t);
-      worst = std::max(worst, err);
-      EXPECT_LT(err, tol("1e-80")) << "event " << i << " at " << ev[i].t.str(30);
-    }
+    const Real worst = expect_same_events(brute, ev);
     std::cout << "u_freq = " << p.u_freq.str(3) << ": max |t_exact - t_scan_bisect| over " << ev.size()
               << " events in [0, 2]: " << worst.str(3) << "\n";
   }
