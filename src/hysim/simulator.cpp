@@ -321,12 +321,12 @@ class Simulator<S>::Impl final : private Outlook<S> {
   Bracket<S> locate_crossing(const Crossing& c, const Decision& decision, int* fired_at_b) {
     if (const auto computed = time_event(c, fired_at_b)) return *computed;
     Crossing at = c;
-    const S tolerance_ = tolerance(decision);
+    const S width = tolerance(decision);  // of the final bracket
     for (int n = 0; decision.locator != Locator::kBisection && n < kAtomLocations; ++n) {
       const CrossingAtom crossing = crossing_atom(at);
       if (crossing.atom < 0) break;
       const Bracket<S> bracket = locate<S>(
-          decision.locator, at.t_lo, at.t_hi, crossing.phi_lo, crossing.phi_hi, tolerance_,
+          decision.locator, at.t_lo, at.t_hi, crossing.phi_lo, crossing.phi_hi, width,
           [this, &at, &crossing](S tm) {
             stepper_->interpolate(tm, x_mid_.data());
             return detector_.atom_probe(mode_, at.transition, crossing.atom, tm, x_mid_.data());
@@ -348,7 +348,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
     const CrossingAtom crossing = decision.locator != Locator::kBisection ? crossing_atom(at) : CrossingAtom{};
     return locate<S>(
         crossing.atom >= 0 ? decision.locator : Locator::kBisection, at.t_lo, at.t_hi, crossing.phi_lo,
-        crossing.phi_hi, tolerance_,
+        crossing.phi_hi, width,
         [this, &at, &crossing, fired_at_b](S tm) {
           stepper_->interpolate(tm, x_mid_.data());
           const int k = detector_.fired(mode_, tm, x_mid_.data());
