@@ -207,6 +207,15 @@ TEST(ModelFileTwins, BallIncline) {
   expect_preset_twins("models/ball-incline.hym", "ball-incline", {"paper", "from-rest", "slipping"}, 10.0, 10.0);
 }
 
+// The stiff relay loop: same parameters and preset; the same switches under the default
+// solver (dopri5, its steps held by the fast sensor's stability bound) over [0, 3] s, and with
+// the slow sensor (eps = 0.1) over [0, 10] s.
+TEST(ModelFileTwins, StiffRelay) {
+  expect_same_interface("models/stiff-relay.hym", "stiff-relay");
+  expect_twins<double>("models/stiff-relay.hym", "stiff-relay", 3.0);
+  expect_twins<double>("models/stiff-relay.hym", "stiff-relay", 10.0, {{"eps", "0.1"}});
+}
+
 TEST(ModelFileTwins, StickSlip) {
   expect_same_interface("models/stick-slip.hym", "stick-slip");
   expect_preset_twins("models/stick-slip.hym", "stick-slip", {"periodic", "on-belt"}, 100.0, 30.0);

@@ -22,6 +22,7 @@ const std::vector<ModelEntry>& model_catalog() {
       cam_follower_entry(),
       ball_incline_entry(),
       stick_slip_entry(),
+      stiff_relay_entry(),
   };
   return catalog;
 }

@@ -28,6 +28,10 @@ struct ModelEntry {
   std::function<Model<float128>(const ParameterValues&)> make_float128;
   // The exact events, when the model has a reference solution; empty otherwise.
   ReferenceFunction reference;
+  // Stiff at its defaults (widely separated time constants): `hysim workprecision` then
+  // compares with the stiff CVODE peer (BDF, "cvode") instead of the non-stiff one (Adams,
+  // "cvode-adams"); docs/cli.md.
+  bool stiff = false;
 
   // Default values, ready for --param and --preset.
   ParameterValues default_values() const { return ParameterValues(name, parameters); }
@@ -63,6 +67,7 @@ ModelEntry exponential_entry();
 ModelEntry oscillator_entry();
 ModelEntry grazing_entry();
 ModelEntry drag_ball_entry();
+ModelEntry stiff_relay_entry();
 
 // Fills a catalog entry's three builders from one function template.
 #define HYSIM_MODEL_BUILDERS(entry, make)                 \
