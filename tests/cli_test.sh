@@ -277,6 +277,18 @@ check "workprecision without gnuplot exits 0" test $? -eq 0
 check "workprecision without gnuplot says so" grep -q "gnuplot is not installed" "$TMP/wp2.out"
 check "workprecision without gnuplot writes the CSV" test -f "$TMP/wp-nognuplot/workprecision.csv"
 check "workprecision without gnuplot draws nothing" test ! -e "$TMP/wp-nognuplot/workprecision.png"
+# Without --strategies: every strategy and the CVODE peer that suits the model, BDF for a stiff
+# one, Adams otherwise (when the build has CVODE: `hysim list` names the peers).
+if "$HYSIM" list | grep -q "^  cvode-adams "; then
+  for pair in "stiff-relay cvode/BDF cvode/Adams" "drag-ball cvode/Adams cvode/BDF"; do
+    read -r model drawn absent <<<"$pair"
+    "$HYSIM" workprecision "$model" --t-end 1 --solvers dopri5 --rtol-from 1e-4 --rtol-to 1e-4 \
+      --out "$TMP/wp-$model" >/dev/null 2>&1
+    check "workprecision $model: draws $drawn" grep -q "^$drawn," "$TMP/wp-$model/workprecision.csv"
+    check "workprecision $model: does not draw $absent" \
+      test "$(grep -c "^$absent," "$TMP/wp-$model/workprecision.csv")" -eq 0
+  done
+fi
 # --- wider scalars ------------------------------------------------------------------------
 # 15 significant digits of the closed form (sqrt(6) - 2)/10 and of each run's first event.
 expected=$(python3 -c 'import math; print("%.14e" % ((math.sqrt(6) - 2) / 10))')
