@@ -22,7 +22,7 @@ plot \
   csv using (strcol(1) eq "dopri5" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 1 dashtype 1 title "dopri5 gamma-refine", \
   csv using (strcol(1) eq "dopri5" && strcol(2) eq "sampled" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 3 pointtype 1 dashtype 1 title "dopri5 sampled", \
   csv using (strcol(1) eq "dopri5" && strcol(2) eq "gamma" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 4 pointtype 1 dashtype 1 title "dopri5 gamma", \
-  csv using (strcol(1) eq "cvode/BDF" && strcol(2) eq "cvode" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 5 pointtype 2 dashtype 2 title "cvode/BDF cvode", \
+  csv using (strcol(1) eq "cvode/Adams" && strcol(2) eq "cvode-adams" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 5 pointtype 2 dashtype 2 title "cvode/Adams cvode-adams", \
   csv using (strcol(1) eq "bs3" && strcol(2) eq "bisection" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 3 dashtype 3 title "bs3 bisection", \
   csv using (strcol(1) eq "bs3" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 3 dashtype 3 title "bs3 gamma-refine", \
   csv using (strcol(1) eq "bs3" && strcol(2) eq "sampled" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 3 pointtype 3 dashtype 3 title "bs3 sampled", \
@@ -34,4 +34,8 @@ plot \
   csv using (strcol(1) eq "rkf78" && strcol(2) eq "bisection" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 5 dashtype 5 title "rkf78 bisection", \
   csv using (strcol(1) eq "rkf78" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 5 dashtype 5 title "rkf78 gamma-refine", \
   csv using (strcol(1) eq "rkf78" && strcol(2) eq "sampled" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 3 pointtype 5 dashtype 5 title "rkf78 sampled", \
-  csv using (strcol(1) eq "rkf78" && strcol(2) eq "gamma" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 4 pointtype 5 dashtype 5 title "rkf78 gamma"
+  csv using (strcol(1) eq "rkf78" && strcol(2) eq "gamma" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 4 pointtype 5 dashtype 5 title "rkf78 gamma", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "bisection" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 6 dashtype 6 title "dop853 bisection", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 6 dashtype 6 title "dop853 gamma-refine", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "sampled" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 3 pointtype 6 dashtype 6 title "dop853 sampled", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "gamma" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 4 pointtype 6 dashtype 6 title "dop853 gamma"

@@ -1,0 +1,27 @@
+# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot /work/main/docs/figures/workprecision-stiff-relay/workprecision.gp
+# x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol.
+csv = "/work/main/docs/figures/workprecision-stiff-relay/workprecision.csv"
+if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+  set terminal pngcairo noenhanced size 1400,1000
+} else {
+  set terminal png noenhanced size 1400,1000
+}
+set output "/work/main/docs/figures/workprecision-stiff-relay/workprecision.png"
+set datafile separator ","
+set logscale xy
+set format x "%.0e"
+set grid
+set key bmargin center horizontal maxrows 12
+set title "stiff-relay to t_end = 10, double: rtol from 0.001 to 1e-12, atol = 0.001 rtol"
+set xlabel "max |t - t*| over matched events [s] (runs that missed an event are not drawn)" offset 0,0.5
+set ylabel "RHS evaluations"
+floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here
+error(c) = column(c) > floor ? column(c) : floor
+plot \
+  csv using (strcol(1) eq "rosenbrock4" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 1 dashtype 1 title "rosenbrock4 gamma-refine", \
+  csv using (strcol(1) eq "rosenbrock4" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 1 dashtype 1 title "rosenbrock4 illinois", \
+  csv using (strcol(1) eq "cvode/BDF" && strcol(2) eq "cvode" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 3 pointtype 2 dashtype 2 title "cvode/BDF cvode", \
+  csv using (strcol(1) eq "dopri5" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 3 dashtype 3 title "dopri5 gamma-refine", \
+  csv using (strcol(1) eq "dopri5" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 3 dashtype 3 title "dopri5 illinois", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 4 dashtype 4 title "dop853 gamma-refine", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 4 dashtype 4 title "dop853 illinois"
