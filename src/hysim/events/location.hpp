@@ -19,8 +19,20 @@
 //             reaches a width of 2 eps in at most n_1/2 + 1 trial points (n_1/2 the count
 //             bisection needs for that width), superlinear on a smooth root; the last halvings
 //             down to adjacent floats cost at most two more than bisection's.
+//   secant    the secant through the two most recent trial points (the bracket's ends at
+//             first), the regula falsi point when that secant leaves the bracket (Dekker's
+//             method, in R. P. Brent, Algorithms for Minimization without Derivatives, 1973,
+//             ch. 4): order 1.618 on a simple root, where Illinois, which always interpolates
+//             between the bracket's ends, reaches about 1.44.
 // When phi disagrees with `fired` (a compound guard, or rounding at the last ulps) the
-// interpolating locators take the midpoint instead.
+// interpolating locators take the midpoint instead. Illinois and secant also take it when
+// three trial points in a row have not halved the bracket (a flat, multiple root).
+// The last ulps (Illinois and secant): an interpolated point at or beyond an end of the
+// bracket says that the root lies within rounding of that end; the trial point is then the
+// representable time next to that end, inside the bracket, which closes the bracket at once
+// when the root is there (the idea of CVODE's cvRootfind, which moves such a point a small
+// fraction of its tolerance inside). Without it a root exactly at a trial point (phi = 0, as
+// for a linear event function located exactly) would be bisected down to one ulp.
 #pragma once
 
 #include <algorithm>
@@ -45,7 +57,7 @@ struct Probe {
   S phi = S(0);
 };
 
-enum class Locator { kBisection, kIllinois, kItp };
+enum class Locator { kBisection, kIllinois, kItp, kSecant };
 
 namespace detail {
 
@@ -73,7 +85,10 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
                   std::int64_t* iterations) {
   using std::abs;
   bool interpolate = locator != Locator::kBisection && phi_a < S(0) && phi_b > S(0);
+  const bool safeguarded = locator == Locator::kIllinois || locator == Locator::kSecant;
   int kept_a = 0, kept_b = 0;  // Illinois: how many times in a row each end was kept
+  // Secant: the two most recent trial points, (t_0, phi_0) the older.
+  S t_0 = t_a, phi_0 = phi_a, t_1 = t_b, phi_1 = phi_b;
   // Illinois' safeguard (as in Dekker's and Brent's methods): when its steps have not halved
   // the bracket in three trial points (a flat, multiple root), the next point is the midpoint.
   S width_mark = t_b - t_a;
@@ -97,13 +112,16 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
       width_mark = t_b - t_a;
       since_halving = 0;
     }
-    if (interpolate && locator == Locator::kIllinois && ++since_halving > 3) {
+    if (interpolate && safeguarded && ++since_halving > 3) {
       width_mark = t_b - t_a;  // the midpoint halves it
       since_halving = 0;
     } else if (interpolate) {
       const S t_falsi = (t_a * phi_b - t_b * phi_a) / (phi_b - phi_a);  // regula falsi point
       if (locator == Locator::kIllinois) {
         t = t_falsi;
+      } else if (locator == Locator::kSecant) {
+        t = phi_1 != phi_0 ? t_1 - phi_1 * (t_1 - t_0) / (phi_1 - phi_0) : t_falsi;
+        if (!(t > t_a && t < t_b)) t = t_falsi;
       } else {
         const S half = (t_b - t_a) / 2;
         const S delta = kappa1 * (t_b - t_a) * (t_b - t_a);
@@ -113,11 +131,20 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
         t = abs(t_trunc - mid) <= r ? t_trunc : mid - sigma * r;  // project onto the minmax disk
         pow2 /= 2;
       }
-      if (!(t > t_a && t < t_b)) t = mid;
+      if (safeguarded && t <= t_a) {
+        t = next_up(t_a);  // the last ulps: the root is within rounding of t_a
+      } else if (safeguarded && t >= t_b) {
+        t = -next_up(-t_b);
+      }
+      if (!(t > t_a && t < t_b)) t = mid;  // NaN
     }
     ++*iterations;
     const Probe<S> p = probe(t);
     if (interpolate && !detail::consistent(p)) interpolate = false;
+    t_0 = t_1;
+    phi_0 = phi_1;
+    t_1 = t;
+    phi_1 = p.phi;
     if (p.fired) {
       t_b = t;
       phi_b = p.phi;

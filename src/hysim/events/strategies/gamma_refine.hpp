@@ -28,7 +28,7 @@ class GammaRefineStrategy final : public EventStrategy<S> {
   }
 
   CrossingDecision<S> on_crossing(const CrossedStep<S>& /*step*/) const override {
-    return CrossingDecision<S>::locate(Locator::kIllinois);
+    return CrossingDecision<S>::locate(Locator::kSecant);
   }
 
  private:
