@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +74,13 @@ using JumpEventFunction = std::function<S(S t, const S* x_prior, const S* x_plus
 //    form (e = t - K or K - t: a time event), K. The engine then computes the event's time,
 //    the last representable t before the atom holds and the first where it does, instead of
 //    searching it.
+//  * `continuous_jump`: the jump form, read with nothing jumping (x_prior = x), is e(t, x)
+//    (true of a comparison that only asks whether a state jumped, and of every atom of a model
+//    file, where prior(v) reads v during continuous evolution; false of an impulse, zero when
+//    nothing jumps). The chain then reads the value already computed at the point.
+//  * `shared` (optional): atoms with the same non-null `shared` have the same e and rate
+//    (Guard::atom of one Event, or a model file's one expression): detection evaluates e once
+//    per point for all of them in a mode, e.g. x >= 0 in one guard and x < 0 in another.
 template <class S>
 struct Atom {
   std::string name;
@@ -81,6 +89,17 @@ struct Atom {
   EventRate<S> rate;
   JumpEventFunction<S> jump;
   S time = std::numeric_limits<S>::quiet_NaN();
+  bool continuous_jump = false;
+  std::shared_ptr<const void> shared;
+};
+
+// An event function with its name and rate, for several atoms: Guard::atom(event, relation)
+// makes atoms that share it (Atom::shared).
+template <class S>
+struct Event {
+  std::string name;
+  EventFunction<S> e;
+  EventRate<S> rate;
 };
 
 template <class S>
@@ -100,10 +119,28 @@ class Guard {
   static Guard atom(std::string name, EventFunction<S> e, Relation relation, EventRate<S> rate = {},
                     JumpEventFunction<S> jump = {}, S time = std::numeric_limits<S>::quiet_NaN()) {
     Guard g;
-    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump), time});
+    g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump), time, false, {}});
     g.nodes_.push_back(Node{Kind::kAtom, 0, {}});
     g.root_ = 0;
     return g;
+  }
+
+  // The atom event.e REL 0, sharing its evaluations with the other atoms made from `event`.
+  static Guard atom(const std::shared_ptr<const Event<S>>& event, Relation relation, JumpEventFunction<S> jump = {}) {
+    return atom(event->name, event->e, relation, event->rate, std::move(jump)).with_shared(event);
+  }
+
+  // This guard, an atom, with Atom::continuous_jump set: its jump form reads e(t, x) when
+  // nothing jumps.
+  Guard with_continuous_jump() && {
+    for (auto& a : atoms_) a.continuous_jump = true;
+    return std::move(*this);
+  }
+
+  // This guard, an atom, with Atom::shared set to `event`.
+  Guard with_shared(std::shared_ptr<const void> event) && {
+    for (auto& a : atoms_) a.shared = event;
+    return std::move(*this);
   }
 
   friend Guard operator&&(Guard a, Guard b) { return combine(Kind::kAnd, std::move(a), std::move(b)); }
@@ -134,9 +171,12 @@ class Guard {
   // its last child does (max), an OR when its first child does (min); under a negation the
   // two swap. Children are asked left to right until the result is decided (a max at
   // infinity, a min at 0). Does not allocate.
+  // With a `bound`, a time known to be at least `bound` is not refined: the result is exact
+  // when below `bound`, and some value >= bound otherwise (a max stops at its first child
+  // >= bound), for a caller that only asks which guard comes first.
   template <class AtomTime>
-  S time_to_true(const AtomTime& atom_time) const {
-    return root_ < 0 ? std::numeric_limits<S>::infinity() : node_time(root_, false, atom_time);
+  S time_to_true(const AtomTime& atom_time, S bound = std::numeric_limits<S>::infinity()) const {
+    return root_ < 0 ? std::numeric_limits<S>::infinity() : node_time(root_, false, atom_time, bound);
   }
 
   // Readable form, e.g. "(x >= 0 && saw - kp*x <= 0)".
@@ -180,19 +220,20 @@ class Guard {
   }
 
   template <class AtomTime>
-  S node_time(int index, bool negate, const AtomTime& atom_time) const {
+  S node_time(int index, bool negate, const AtomTime& atom_time, const S& bound) const {
     const Node& node = nodes_[static_cast<std::size_t>(index)];
     switch (node.kind) {
       case Kind::kAtom: return atom_time(node.atom, negate);
-      case Kind::kNot: return node_time(node.children[0], !negate, atom_time);
+      case Kind::kNot: return node_time(node.children[0], !negate, atom_time, bound);
       case Kind::kAnd:
       case Kind::kOr: {
-        // Short-circuit: a max that reached infinity, or a min that reached 0, is decided.
+        // Short-circuit: a max that reached the bound (infinity at most), or a min that
+        // reached 0, is decided.
         const bool take_max = (node.kind == Kind::kAnd) != negate;  // De Morgan
-        const S decided = take_max ? std::numeric_limits<S>::infinity() : S(0);
-        S result = node_time(node.children[0], negate, atom_time);
-        for (std::size_t c = 1; c < node.children.size() && result != decided; ++c) {
-          const S child = node_time(node.children[c], negate, atom_time);
+        const auto decided = [&](const S& r) { return take_max ? r >= bound : r <= S(0); };
+        S result = node_time(node.children[0], negate, atom_time, bound);
+        for (std::size_t c = 1; c < node.children.size() && !decided(result); ++c) {
+          const S child = node_time(node.children[c], negate, atom_time, bound);
           result = take_max ? (child > result ? child : result) : (child < result ? child : result);
         }
         return result;

@@ -57,21 +57,30 @@ class TransitionDetector {
         slope_(model.state_size()) {
     std::size_t most_atoms = 0, most_in_mode = 0;
     offsets_.resize(model.modes.size());
+    value_slots_.resize(model.modes.size());
+    std::vector<const void*> events;  // the value slots' shared events, model-wide (nullptr: one atom's)
     for (std::size_t m = 0; m < model.modes.size(); ++m) {
       std::size_t in_mode = 0;
       for (const auto& tr : model.modes[m].transitions) {
         offsets_[m].push_back(in_mode);
         in_mode += tr.guard.atoms().size();
         most_atoms = std::max(most_atoms, tr.guard.atoms().size());
+        for (const auto& atom : tr.guard.atoms()) {
+          const auto same = atom.shared ? std::find(events.begin(), events.end(), atom.shared.get()) : events.end();
+          value_slots_[m].push_back(static_cast<std::size_t>(same - events.begin()));
+          if (same == events.end()) events.push_back(atom.shared.get());
+        }
       }
       most_in_mode = std::max(most_in_mode, in_mode);
     }
     truth_.resize(most_atoms);
     mask_until_.assign(most_in_mode, -std::numeric_limits<S>::infinity());
+    rate_.resize(events.size());
+    rate_stamp_.assign(events.size(), 0);
     for (Point& p : points_) {
       p.x.resize(model.state_size());
-      p.value.resize(most_in_mode);
-      p.stamp.assign(most_in_mode, 0);
+      p.value.resize(events.size());
+      p.stamp.assign(events.size(), 0);
     }
   }
 
@@ -95,8 +104,8 @@ class TransitionDetector {
     any_masked_ = false;
     armed_mode_ = mode;
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    Point* here = point(mode, t, x);
-    Point* far = x_far != nullptr ? point(mode, t_far, x_far) : nullptr;
+    Point* here = point(t, x);
+    Point* far = x_far != nullptr ? point(t_far, x_far) : nullptr;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
       const auto literal = [&](std::size_t i, const Atom<S>& atom) {
@@ -130,7 +139,7 @@ class TransitionDetector {
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
   int fired(int mode, S t, const S* x, bool literal = false) {
-    Point* here = point(mode, t, x);
+    Point* here = point(t, x);
     return first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       return static_cast<char>(!(!literal && is_masked(mode, k, i, t)) &&
                                relation_holds(atom.relation, value(mode, k, i, t, x, here)));
@@ -151,7 +160,8 @@ class TransitionDetector {
   // A masked atom (arm) is being driven out of its truth: it is predicted never to hold.
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    Point* here = point(mode, t, x);
+    Point* here = point(t, x);
+    ++rate_generation_;  // rates are kept for this call only: f goes with (t, x) here
     Approach best;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
@@ -162,11 +172,11 @@ class TransitionDetector {
         const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
         const S e = value(mode, k, ai, t, x, here);
         if (relation_holds(relation, e)) return S(0);
-        const S de = atoms[ai].rate ? counted_rate(mode, k, ai, t, x, f) : atom_rate(mode, k, ai, t, x, f, e);
+        const S de = atoms[ai].rate ? shared_rate(mode, k, ai, t, x, f) : atom_rate(mode, k, ai, t, x, f, e);
         const S s = orient(relation, e);
         const S ds = orient(relation, de);
         return ds > S(0) ? -s / ds : never;
-      });
+      }, best.tau);  // a guard no sooner than the best so far is not refined
       if (tau < best.tau) best = {tau, static_cast<int>(k)};
     }
     return best;
@@ -177,7 +187,7 @@ class TransitionDetector {
   S oriented(int mode, int k, int i, S t, const S* x) {
     const auto& atom = atom_of(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
     return orient(atom.relation,
-                  value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x, point(mode, t, x)));
+                  value(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t, x, point(t, x)));
   }
 
   // Atom i of transition k of `mode` at (t, x), from one evaluation: whether it holds
@@ -186,7 +196,7 @@ class TransitionDetector {
     const auto kk = static_cast<std::size_t>(k);
     const auto ii = static_cast<std::size_t>(i);
     const Relation relation = atom_of(mode, kk, ii).relation;
-    const S e = value(mode, kk, ii, t, x);
+    const S e = value(mode, kk, ii, t, x, point(t, x));  // the final bracket's ends are read again
     return {relation_holds(relation, e), orient(relation, e)};
   }
 
@@ -194,8 +204,8 @@ class TransitionDetector {
   // one whose crossing made the guard fire; -1 if there is none.
   int changed_atom(int mode, int k, S t_lo, const S* x_lo, S t_hi, const S* x_hi) {
     const auto& atoms = model_.modes[static_cast<std::size_t>(mode)].transitions[static_cast<std::size_t>(k)].guard.atoms();
-    Point* lo = point(mode, t_lo, x_lo);
-    Point* hi = point(mode, t_hi, x_hi);
+    Point* lo = point(t_lo, x_lo);
+    Point* hi = point(t_hi, x_hi);
     for (std::size_t i = 0; i < atoms.size(); ++i) {
       const auto ki = static_cast<std::size_t>(k);
       if (!relation_holds(atoms[i].relation, value(mode, ki, i, t_lo, x_lo, lo)) &&
@@ -272,15 +282,21 @@ class TransitionDetector {
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
     // An atom without a jump form reads e(t, x) at the tentative state: kept with the point's
     // other values, which fired_after reads next.
-    Point* at_a = point(mode, t_a, x);
-    Point* at_b = x_b != nullptr ? point(mode, t_b, x_b) : nullptr;
+    // So does a jump form that reads e(t, x) when nothing jumps (Atom::continuous_jump).
+    Point* at_a = point(t_a, x);
+    Point* at_b = x_b != nullptr ? point(t_b, x_b) : nullptr;
+    const std::size_t n = model_.state_size();
+    const bool jumps_a = !std::equal(x_prior, x_prior + n, x);
+    const bool jumps_b = x_b != nullptr && !std::equal(x_b_prior, x_b_prior + n, x_b);
+    const auto reads_jump = [](const Atom<S>& atom, bool jumps) { return atom.jump && (jumps || !atom.continuous_jump); };
     return first_firing</*kMayBeUndecided=*/true>(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       const Relation relation = atom.relation;
-      const S v = atom.jump ? jump_value(mode, k, i, t_a, x_prior, x) : value(mode, k, i, t_a, x, at_a);
+      const S v = reads_jump(atom, jumps_a) ? jump_value(mode, k, i, t_a, x_prior, x) : value(mode, k, i, t_a, x, at_a);
       const bool holds = relation_holds(relation, v);
       bool undecided = v == S(0);
       if (!undecided && x_b != nullptr) {
-        const S v_far = atom.jump ? jump_value(mode, k, i, t_b, x_b_prior, x_b) : value(mode, k, i, t_b, x_b, at_b);
+        const S v_far = reads_jump(atom, jumps_b) ? jump_value(mode, k, i, t_b, x_b_prior, x_b)
+                                                  : value(mode, k, i, t_b, x_b, at_b);
         undecided = v_far == S(0) || holds != relation_holds(relation, v_far);
       }
       return undecided ? kUndecided : static_cast<char>(holds);
@@ -293,8 +309,8 @@ class TransitionDetector {
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
     int surface_atom = -1;  // of the transition being read
     std::size_t reading = static_cast<std::size_t>(-1);
-    Point* at_a = point(mode, t_a, x_a);
-    Point* at_b = x_b != nullptr ? point(mode, t_b, x_b) : nullptr;
+    Point* at_a = point(t_a, x_a);
+    Point* at_b = x_b != nullptr ? point(t_b, x_b) : nullptr;
     const int k = first_firing(mode, [&](std::size_t kk, std::size_t i, const Atom<S>& atom) {
       if (kk != reading) {
         reading = kk;
@@ -376,25 +392,27 @@ class TransitionDetector {
   // e_i(t, x) of transition k of `mode`, counted; a NaN or Inf is an error that says where.
   S value(int mode, std::size_t k, std::size_t i, S t, const S* x) { return jump_value(mode, k, i, t, nullptr, x); }
 
-  // The two most recently read points (mode, t, x) with the atom values computed there, by
-  // slot (offsets_). A point is found by comparing (mode, t, x) once per reading, not per atom;
-  // a new point takes the entry used least recently, and a new generation voids its values.
+  // The two most recently read points (t, x) with the atom values computed there, by value
+  // slot: one per atom of the model, or per event shared by several atoms (Atom::shared), in
+  // any modes: an event function reads (t, x) alone. A point is found by comparing (t, x)
+  // once per reading, not per atom; a new point takes the entry used least recently, and a
+  // new generation voids its values.
   struct Point {
-    int mode = -1;
-    S t = S(0);
+    S t = std::numeric_limits<S>::quiet_NaN();  // none yet: equal to no time
     std::vector<S> x, value;
     std::vector<std::uint64_t> stamp;  // value[slot] holds when stamp[slot] == generation
     std::uint64_t generation = 0, used = 0;
   };
 
-  // The same, through the values already computed at `at`, the point (mode, t, x) (nullptr:
-  // not kept). Event functions are functions of (t, x): an atom read again at a point where it
+  // The same, through the values already computed at `at`, the point (t, x) (nullptr: not
+  // kept). Event functions are functions of (t, x): an atom read again at a point where it
   // was evaluated is not evaluated again (the end of a step, read by detection, is the start
   // of the next, read by the gamma rule; an event's entry point is read by the chain and by
-  // the re-arming).
+  // the re-arming; where nothing jumps, the entered mode's shared atoms at the bracket's ends
+  // were read in the mode left).
   S value(int mode, std::size_t k, std::size_t i, S t, const S* x, Point* at) {
     if (at == nullptr) return value(mode, k, i, t, x);
-    const std::size_t slot = offsets_[static_cast<std::size_t>(mode)][k] + i;
+    const std::size_t slot = value_slot(mode, k, i);
     if (at->stamp[slot] != at->generation) {
       at->value[slot] = value(mode, k, i, t, x);
       at->stamp[slot] = at->generation;
@@ -402,16 +420,22 @@ class TransitionDetector {
     return at->value[slot];
   }
 
-  Point* point(int mode, S t, const S* x) {
+  // Where atom i of transition k of `mode` keeps its value at a point: one slot for all the
+  // atoms that share their event (Atom::shared).
+  std::size_t value_slot(int mode, std::size_t k, std::size_t i) const {
+    const auto m = static_cast<std::size_t>(mode);
+    return value_slots_[m][offsets_[m][k] + i];
+  }
+
+  Point* point(S t, const S* x) {
     ++clock_;
     for (Point& p : points_) {
-      if (p.mode == mode && p.t == t && std::equal(p.x.begin(), p.x.end(), x)) {
+      if (p.t == t && std::equal(p.x.begin(), p.x.end(), x)) {
         p.used = clock_;
         return &p;
       }
     }
     Point& p = points_[0].used <= points_[1].used ? points_[0] : points_[1];
-    p.mode = mode;
     p.t = t;
     std::copy(x, x + p.x.size(), p.x.begin());
     p.generation = ++generations_;
@@ -487,6 +511,17 @@ class TransitionDetector {
     return machine_epsilon<S>() * std::max<S>(abs(t), S(1));
   }
 
+  // The same within one time_to_fire: an atom that shares its event (Atom::shared) with one
+  // whose rate was computed reads that rate.
+  S shared_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
+    const std::size_t slot = value_slot(mode, k, i);
+    if (rate_stamp_[slot] != rate_generation_) {
+      rate_[slot] = counted_rate(mode, k, i, t, x, f);
+      rate_stamp_[slot] = rate_generation_;
+    }
+    return rate_[slot];
+  }
+
   // The model's own de/dt, counted as a guard evaluation.
   S counted_rate(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
     ++*guard_evals_;
@@ -522,6 +557,10 @@ class TransitionDetector {
   std::vector<S> probe_, slope_;
   std::vector<char> truth_;
   std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in mask_until_
+  std::vector<std::vector<std::size_t>> value_slots_;  // [mode][offsets_ + atom]: its slot in Point::value
+  std::vector<S> rate_;                                // by value slot, in the current time_to_fire
+  std::vector<std::uint64_t> rate_stamp_;
+  std::uint64_t rate_generation_ = 0;
   std::vector<S> mask_until_;                      // atoms of armed_mode_ read false before this time
   Point points_[2];
   std::uint64_t clock_ = 0, generations_ = 0;

@@ -1,6 +1,8 @@
 #include "hysim/lang/build.hpp"
 
 #include <limits>
+#include <map>
+#include <memory>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/lang/native.hpp"
@@ -170,7 +172,14 @@ class Builder {
     }
     const S time = a.time_root >= 0 ? Tape<S>::fold(spec_.graph, a.time_root, parameters_)
                                     : std::numeric_limits<S>::quiet_NaN();
-    return Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump), time);
+    // prior(v) reads v during continuous evolution: with nothing jumping the jump form is e,
+    // unless the guard as written asks `jumping` (an impulse, zero when nothing jumps).
+    Guard<S> g = Guard<S>::atom(a.name, std::move(value), a.relation, std::move(rate), std::move(jump), time);
+    if (!a.reads_jumping) g = std::move(g).with_continuous_jump();
+    // One expression, one function: atoms of the same e share its evaluations (Atom::shared).
+    auto& shared = shared_events_[a.e];
+    if (!shared) shared = std::make_shared<const NodeId>(a.e);
+    return std::move(g).with_shared(shared);
   }
 
   // x+ = g(x): every right-hand side reads the a priori state (003, invariance of state).
@@ -223,6 +232,7 @@ class Builder {
   int n_;
   std::vector<S> parameters_;
   std::shared_ptr<const std::vector<Raw<S>>> constants_;
+  mutable std::map<NodeId, std::shared_ptr<const void>> shared_events_;  // by an atom's e
 };
 
 // Every program the builder asks for, in a fixed order.

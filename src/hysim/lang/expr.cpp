@@ -81,7 +81,7 @@ NodeId Graph::intern(Node node) {
     case Op::kState: flags = kReadsState; break;
     case Op::kPrior: flags = kReadsState | kReadsPrior; break;
     case Op::kTime: flags = kReadsTime; break;
-    case Op::kJumping: flags = kReadsPrior; break;
+    case Op::kJumping: flags = kReadsPrior | kReadsJumping; break;
     case Op::kFieldValue: flags = kReadsField; break;
     default: break;
   }
@@ -106,6 +106,7 @@ NodeId Graph::apply(Op op, std::vector<NodeId> args) { return intern(Node{op, -1
 
 bool Graph::is_constant(NodeId id) const { return flags_[static_cast<std::size_t>(id)] == 0; }
 bool Graph::reads_prior(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsPrior) != 0; }
+bool Graph::reads_jumping(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsJumping) != 0; }
 bool Graph::reads_time(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsTime) != 0; }
 bool Graph::reads_state(NodeId id) const { return (flags_[static_cast<std::size_t>(id)] & kReadsState) != 0; }
 

@@ -72,6 +72,7 @@ class Graph {
   // The node reads prior(...) or `jumping` somewhere below it: as a guard atom, it has a jump
   // form (core/guard.hpp, Atom::jump) distinct from its continuous one.
   bool reads_prior(NodeId id) const;
+  bool reads_jumping(NodeId id) const;  // the `jumping` flag
   // The node reads t somewhere below it.
   bool reads_time(NodeId id) const;
   // The node reads a state (x or prior) somewhere below it.
@@ -104,7 +105,7 @@ class Graph {
   NodeId rate(NodeId id);
 
  private:
-  enum Flag : std::uint8_t { kReadsState = 1, kReadsPrior = 2, kReadsTime = 4, kReadsField = 8 };
+  enum Flag : std::uint8_t { kReadsState = 1, kReadsPrior = 2, kReadsTime = 4, kReadsField = 8, kReadsJumping = 16 };
   NodeId intern(Node node);
   static constexpr int kByTime = -1;
   static constexpr int kAlongField = -2;

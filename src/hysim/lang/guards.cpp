@@ -89,6 +89,7 @@ class GuardBuilder {
     const Op op = binary_op(e.op);
     atom->where = e.where;
     atom->reads_prior = g.reads_prior(a.id) || g.reads_prior(b.id);
+    atom->reads_jumping = g.reads_jumping(a.id) || g.reads_jumping(b.id);
     if (op == Op::kEqual || op == Op::kNotEqual) {
       // A discrete test: e = -1 when it holds, +1 otherwise, with e < 0. Never located.
       if (!atom->reads_prior) {
@@ -171,6 +172,7 @@ AtomSpec comparison_atom(ModelSpec* spec, Op op, NodeId a, NodeId b, bool negate
   atom.rate = g.rate(atom.e);
   atom.time_root = g.time_root(atom.e);
   atom.reads_prior = g.reads_prior(atom.e);
+  atom.reads_jumping = g.reads_jumping(atom.e);
   atom.name = spec->print(atom.e);
   return atom;
 }

@@ -39,6 +39,7 @@ struct AtomSpec {
   Relation relation = Relation::kLessEqual;
   NodeId rate = -1;      // de/dt along the field (kFieldValue leaves); -1 for discrete atoms
   bool reads_prior = false;
+  bool reads_jumping = false;  // as written (a folded discrete test reads it, but keeps e with nothing jumping)
   NodeId discrete_test = -1;  // discrete atoms: the test (prior(v) == v ...) that holds
   NodeId time_root = -1;      // time events (e = t - K or K - t): K (core/guard.hpp, Atom::time)
   Location where;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/models/catalog.hpp"
@@ -40,9 +41,6 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
   model.add_mode("s3", field(S(0)), "f = 0: kp |x| < saw");
   model.initial_mode = model.find_mode("s1");
 
-  auto atom = [](const char* name, EventFunction<S> e, Relation r, EventRate<S> rate) {
-    return Guard<S>::atom(name, std::move(e), r, std::move(rate));
-  };
   // The comparisons of the saw with kp |x| read the saw after a reset has been committed
   // (003, Eq. 3): across the jump itself (x_prior != x) they do not hold, so a mode entered
   // by a saw reset is real, and a comparison that holds on the reset saw then makes it a
@@ -53,12 +51,14 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
       if (x_prior[kSaw] == x[kSaw]) return e(t, x);
       return r == Relation::kLess || r == Relation::kLessEqual ? S(1) : S(-1);  // does not hold
     };
-    return Guard<S>::atom(name, e, r, std::move(rate), std::move(across));
+    return Guard<S>::atom(name, e, r, std::move(rate), std::move(across)).with_continuous_jump();
   };
-  auto saw_full = [&] {
-    return atom("saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; }, Relation::kGreaterEqual,
-                [](S, const S*, const S* f) { return f[kSaw]; });
-  };
+  // saw >= saw_max and x REL 0 appear in several guards of each mode: shared events, read once
+  // per point (core/guard.hpp, Atom::shared).
+  const auto saw_full_event = std::make_shared<const Event<S>>(
+      Event<S>{"saw - saw_max", [saw_max](S, const S* x) { return x[kSaw] - saw_max; },
+               [](S, const S*, const S* f) { return f[kSaw]; }});
+  auto saw_full = [&] { return Guard<S>::atom(saw_full_event, Relation::kGreaterEqual); };
   // saw := saw - saw_max, by whole periods (at least one: the one-sided event state has saw
   // just below saw_max): a step-granular strategy may detect the reset late, and a saw still
   // >= saw_max would fire its own guard again on x+ (a mythical mode, 003 Eq. 3).
@@ -69,10 +69,9 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
 
   // The transitions, given x(t, state) and its rate along the field, x_rate(t, f).
   auto add_transitions = [&](auto x_of, auto x_rate) {
-    auto x_atom = [&](Relation r) {
-      return atom("x", [x_of](S t, const S* x) { return x_of(t, x); }, r,
-                  [x_rate](S t, const S*, const S* f) { return x_rate(t, f); });
-    };
+    const auto x_event = std::make_shared<const Event<S>>(Event<S>{
+        "x", [x_of](S t, const S* x) { return x_of(t, x); }, [x_rate](S t, const S*, const S* f) { return x_rate(t, f); }});
+    auto x_atom = [&](Relation r) { return Guard<S>::atom(x_event, r); };
     auto x_nonnegative = [&] { return x_atom(Relation::kGreaterEqual); };
     auto x_negative = [&] { return x_atom(Relation::kLess); };
     // Eq. (9): p1, p2, p3.
