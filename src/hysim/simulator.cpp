@@ -288,9 +288,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
         return h;
       case Decision::Action::kLocate: {
         int fired_at_b = crossing.transition;
-        const Bracket<S> bracket = locate_crossing(crossing, decision, &fired_at_b);
-        stepper_->interpolate(bracket.t_a, x_a_.data());
-        stepper_->interpolate(bracket.t_b, x_b_.data());
+        const Bracket<S> bracket = locate_crossing(crossing, decision, &fired_at_b);  // x_a_, x_b_ at its ends
         if (decision.side == Decision::Side::kPostEvent) {  // Ptolemy II
           step_done(bracket.t_b, StepLimit::kEvent);
           t_ = bracket.t_b;
@@ -316,10 +314,16 @@ class Simulator<S>::Impl final : private Outlook<S> {
   // step), the event lies in [t_lo, t_a]; when none fires at t_b (another atom of the guard
   // changes its truth later), in [t_b, t_hi]: the atom that crossed there is followed in turn,
   // up to kAtomLocations times. Without such an atom the guards decide every trial point.
+  // On return x_a_ and x_b_ hold the states at the bracket's ends: each trial point's state
+  // is kept as the end it becomes (kept()), not interpolated again.
   static constexpr int kAtomLocations = 4;
 
   Bracket<S> locate_crossing(const Crossing& c, const Decision& decision, int* fired_at_b) {
-    if (const auto computed = time_event(c, fired_at_b)) return *computed;
+    if (const auto computed = time_event(c, fired_at_b)) {
+      stepper_->interpolate(computed->t_a, x_a_.data());
+      stepper_->interpolate(computed->t_b, x_b_.data());
+      return *computed;
+    }
     Crossing at = c;
     const S width = tolerance(decision);  // of the final bracket
     for (int n = 0; decision.locator != Locator::kBisection && n < kAtomLocations; ++n) {
@@ -329,23 +333,27 @@ class Simulator<S>::Impl final : private Outlook<S> {
           decision.locator, at.t_lo, at.t_hi, crossing.phi_lo, crossing.phi_hi, width,
           [this, &at, &crossing](S tm) {
             stepper_->interpolate(tm, x_mid_.data());
-            return detector_.atom_probe(mode_, at.transition, crossing.atom, tm, x_mid_.data());
+            return kept(detector_.atom_probe(mode_, at.transition, crossing.atom, tm, x_mid_.data()));
           },
           &stats_.root_iterations);
-      stepper_->interpolate(bracket.t_a, x_mid_.data());
-      if (const int k_a = detector_.fired(mode_, bracket.t_a, x_mid_.data()); k_a >= 0) {
+      if (const int k_a = detector_.fired(mode_, bracket.t_a, x_a_.data()); k_a >= 0) {
         at = {k_a, at.t_lo, bracket.t_a};
         continue;
       }
-      stepper_->interpolate(bracket.t_b, x_mid_.data());
-      if (const int k_b = detector_.fired(mode_, bracket.t_b, x_mid_.data()); k_b >= 0) {
+      if (const int k_b = detector_.fired(mode_, bracket.t_b, x_b_.data()); k_b >= 0) {
         *fired_at_b = k_b;
         return bracket;
       }
       at.t_lo = bracket.t_b;
     }
     *fired_at_b = at.transition;
-    const CrossingAtom crossing = decision.locator != Locator::kBisection ? crossing_atom(at) : CrossingAtom{};
+    CrossingAtom crossing;
+    if (decision.locator != Locator::kBisection) {
+      crossing = crossing_atom(at);
+    } else {
+      stepper_->interpolate(at.t_lo, x_a_.data());
+      stepper_->interpolate(at.t_hi, x_b_.data());
+    }
     return locate<S>(
         crossing.atom >= 0 ? decision.locator : Locator::kBisection, at.t_lo, at.t_hi, crossing.phi_lo,
         crossing.phi_hi, width,
@@ -356,13 +364,20 @@ class Simulator<S>::Impl final : private Outlook<S> {
           Probe<S> p;
           p.fired = k >= 0;
           if (crossing.atom >= 0) p.phi = detector_.oriented(mode_, at.transition, crossing.atom, tm, x_mid_.data());
-          return p;
+          return kept(p);
         },
         &stats_.root_iterations);
   }
 
+  // The trial point's state, in x_mid_, becomes the end of the bracket that the locator moves
+  // to it (events/location.hpp: t_b when it fired, else t_a).
+  Probe<S> kept(const Probe<S>& p) {
+    std::swap(x_mid_, p.fired ? x_b_ : x_a_);
+    return p;
+  }
+
   // The atom of the crossing's guard that does not hold at t_lo and holds at t_hi, with its
-  // oriented values there; atom -1 when there is none.
+  // oriented values there; atom -1 when there is none. Leaves x(t_lo) in x_a_, x(t_hi) in x_b_.
   struct CrossingAtom {
     int atom = -1;
     S phi_lo = S(-1), phi_hi = S(1);
