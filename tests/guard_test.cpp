@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,49 @@ TEST(Guard, TimeDependentAtom) {
 }
 
 // The readable symbols of the four relations.
+// time_to_true: an AND becomes true when its last child does (max), an OR when its first does
+// (min). With a bound, a max stops at its first child at or past the bound (the caller only
+// asks whether this guard comes sooner), and a value below the bound is exact.
+TEST(Guard, TimeToTrueWithABoundStopsAtTheFirstChildPastIt) {
+  const G both = component_atom("a", 0, 0, Relation::kGreaterEqual) && component_atom("b", 1, 0, Relation::kGreaterEqual);
+  const G either = component_atom("a", 0, 0, Relation::kGreaterEqual) || component_atom("b", 1, 0, Relation::kGreaterEqual);
+  const std::array<double, 2> times = {5.0, 2.0};
+  int asked = 0;
+  const auto atom_time = [&](int i, bool) {
+    ++asked;
+    return times[static_cast<std::size_t>(i)];
+  };
+  EXPECT_EQ(both.time_to_true(atom_time), 5.0);
+  EXPECT_EQ(asked, 2);
+  asked = 0;
+  EXPECT_GE(both.time_to_true(atom_time, 3.0), 3.0);  // a = 5 >= 3 decides: b is not asked
+  EXPECT_EQ(asked, 1);
+  asked = 0;
+  EXPECT_EQ(both.time_to_true(atom_time, 10.0), 5.0);  // below the bound: exact
+  EXPECT_EQ(asked, 2);
+  asked = 0;
+  EXPECT_EQ(either.time_to_true(atom_time, 3.0), 2.0);  // a min is never cut by the bound
+  EXPECT_EQ(asked, 2);
+}
+
+// Atoms made from one Event share it (Atom::shared); with_continuous_jump marks the jump form.
+TEST(Guard, AtomsOfOneEventShareIt) {
+  const auto x = std::make_shared<const Event<double>>(
+      Event<double>{"x", [](double, const double* s) { return s[0]; }, [](double, const double*, const double* f) { return f[0]; }});
+  const G g = G::atom(x, Relation::kGreaterEqual) && !G::atom(x, Relation::kGreater);
+  ASSERT_EQ(g.atoms().size(), 2u);
+  EXPECT_EQ(g.atoms()[0].shared, g.atoms()[1].shared);
+  EXPECT_NE(g.atoms()[0].shared, nullptr);
+  EXPECT_EQ(g.atoms()[1].name, "x");
+  EXPECT_EQ(g.to_string(), "(x >= 0 && !(x > 0))");
+  const std::vector<double> at_zero = {0.0}, above = {1.0};
+  EXPECT_TRUE(fires(g, 0, at_zero));
+  EXPECT_FALSE(fires(g, 0, above));
+  EXPECT_EQ(component_atom("a", 0, 0, Relation::kLess).atoms()[0].shared, nullptr);
+  EXPECT_FALSE(component_atom("a", 0, 0, Relation::kLess).atoms()[0].continuous_jump);
+  EXPECT_TRUE(component_atom("a", 0, 0, Relation::kLess).with_continuous_jump().atoms()[0].continuous_jump);
+}
+
 TEST(Guard, RelationSymbols) {
   EXPECT_STREQ(relation_symbol(Relation::kLess), "<");
   EXPECT_STREQ(relation_symbol(Relation::kLessEqual), "<=");

@@ -1,4 +1,4 @@
-// One-sided bisection (events/location.hpp): the bracket it returns has the guard not fired at
+// One-sided location (events/location.hpp), bisection first: the bracket it returns has the guard not fired at
 // t_a and fired at t_b; with tolerance 0 t_b is the next representable value after t_a; with a
 // positive tolerance the bracket is no wider than it. Iteration counts are derived from the
 // binary layout of the bracket (every midpoint of a dyadic bracket is exact).
@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 
 #include "hysim/core/scalar.hpp"
@@ -106,6 +107,67 @@ TEST(Bisect, IterationCounterAccumulates) {
   bisect<double>(1.0, 2.0, 0.0, [](double t) { return t >= 1.5; }, &iterations);
   // [1, 2] -> [1, 1.5] -> ... t_b stays 1.5 while t_a climbs to 1.5 - 2^-52: 52 halvings.
   EXPECT_EQ(iterations, 152);
+}
+
+// The interpolating locators on phi(t) = exp(t) - 2 over [0, 1] (root ln 2, computed in long
+// double), fired(t) = phi(t) >= 0, tolerance 0: each ends on the two doubles around the root;
+// the secant through the latest trial points (order 1.618) needs fewer of them than Illinois,
+// which interpolates between the bracket's ends, and both far fewer than bisection's 53.
+std::int64_t locate_exp(Locator locator, Bracket<double>* out) {
+  const long double r = std::log(2.0L);
+  std::int64_t iterations = 0;
+  *out = locate<double>(
+      locator, 0.0, 1.0, std::exp(0.0) - 2, std::exp(1.0) - 2, 0.0,
+      [&](double t) {
+        const double phi = std::exp(t) - 2;
+        return Probe<double>{static_cast<long double>(t) >= r, phi};
+      },
+      &iterations);
+  EXPECT_LT(static_cast<long double>(out->t_a), r);
+  EXPECT_GE(static_cast<long double>(out->t_b), r);
+  EXPECT_EQ(out->t_b, std::nextafter(out->t_a, 2.0));
+  return iterations;
+}
+
+TEST(Locate, SecantNeedsFewerTrialPointsThanIllinoisOnASmoothRoot) {
+  Bracket<double> secant{}, illinois{};
+  const std::int64_t n_secant = locate_exp(Locator::kSecant, &secant);
+  const std::int64_t n_illinois = locate_exp(Locator::kIllinois, &illinois);
+  EXPECT_EQ(secant.t_a, illinois.t_a);
+  EXPECT_LE(n_secant, 8);
+  EXPECT_LT(n_secant, n_illinois);
+  std::cout << "exp(t) - 2 on [0, 1]: secant " << n_secant << " trial points, Illinois " << n_illinois << "\n";
+}
+
+// The last ulps: phi(t) = t - 1/2 is located exactly by its first regula falsi point, t = 1/2
+// (fired, phi = 0). The next interpolated point is that end again; the locator then tries the
+// double just below it, which closes the bracket [prev(1/2), 1/2]: 2 trial points, where a
+// midpoint there would bisect [0, 1/2] down to one ulp (54 more).
+TEST(Locate, ARootOnATrialPointClosesInOneMore) {
+  for (const Locator locator : {Locator::kIllinois, Locator::kSecant}) {
+    std::int64_t iterations = 0;
+    const Bracket<double> b = locate<double>(
+        locator, 0.0, 1.0, -0.5, 0.5, 0.0, [](double t) { return Probe<double>{t >= 0.5, t - 0.5}; }, &iterations);
+    EXPECT_EQ(b.t_b, 0.5);
+    EXPECT_EQ(b.t_a, std::nextafter(0.5, 0.0));
+    EXPECT_EQ(iterations, 2);
+  }
+}
+
+// A flat (triple) root, phi(t) = (t - 1/3)^3: interpolation crawls, and the safeguard (the
+// midpoint after three trial points that did not halve the bracket) bounds the cost by four
+// trial points per halving, 4 x 54 for [0, 1].
+TEST(Locate, SecantOnATripleRootIsBoundedByTheSafeguard) {
+  const long double r = 1.0L / 3.0L;
+  std::int64_t iterations = 0;
+  const auto phi = [&](double t) { return static_cast<double>((static_cast<long double>(t) - r) * (t - r) * (t - r)); };
+  const Bracket<double> b = locate<double>(
+      Locator::kSecant, 0.0, 1.0, phi(0.0), phi(1.0), 0.0,
+      [&](double t) { return Probe<double>{static_cast<long double>(t) >= r, phi(t)}; }, &iterations);
+  EXPECT_LT(static_cast<long double>(b.t_a), r);
+  EXPECT_GE(static_cast<long double>(b.t_b), r);
+  EXPECT_EQ(b.t_b, std::nextafter(b.t_a, 2.0));
+  EXPECT_LE(iterations, 4 * 54);
 }
 
 // Over [0, 1] with the root r = S(1)/3 (rounded in S) and fired(t) = t >= r, the bracket ends
