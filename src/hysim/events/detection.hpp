@@ -74,6 +74,7 @@ class TransitionDetector {
       most_in_mode = std::max(most_in_mode, in_mode);
     }
     truth_.resize(most_atoms);
+    truth_read_.assign(most_atoms, 0);
     mask_until_.assign(most_in_mode, -std::numeric_limits<S>::infinity());
     rate_.resize(events.size());
     rate_stamp_.assign(events.size(), 0);
@@ -113,7 +114,7 @@ class TransitionDetector {
       };
       if (!guard_fires(mode, k, literal)) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
-        if (truth_[i] != 1) continue;  // false, or not needed for the guard to fire
+        if (truth_of(i) != 1) continue;  // false, or not needed for the guard to fire
         const Atom<S>& atom = atoms[i];
         const S e = value(mode, k, i, t, x, here);
         const bool on_surface =
@@ -341,18 +342,21 @@ class TransitionDetector {
   // The one reading of a guard: atom i of transition k of `mode` reads read(i, atom), true (1) or
   // false (0), and the guard's tree decides. Atoms are read on demand, each at most once, in the
   // tree's short-circuit order (Guard::evaluate): an atom the tree does not need costs no
-  // evaluation. truth_ holds what was read (kUnread for the others). With kMayBeUndecided, an
+  // evaluation. truth_of(i) tells what was read (kUnread for the others). With kMayBeUndecided, an
   // atom may also read kUndecided (on its surface): the guard then fires when it is true
   // whichever way the undecided atoms are read (all false, all true).
   template <bool kMayBeUndecided = false, class Read>
   bool guard_fires(int mode, std::size_t k, Read&& read) {
     const Guard<S>& guard = model_.modes[static_cast<std::size_t>(mode)].transitions[k].guard;
     const auto& atom_list = guard.atoms();
-    std::fill(truth_.begin(), truth_.begin() + static_cast<std::ptrdiff_t>(atom_list.size()), kUnread);
+    ++reading_;  // voids what earlier readings left in truth_
     const auto truth = [&](int i) {
-      char& v = truth_[static_cast<std::size_t>(i)];
-      if (v == kUnread) v = read(static_cast<std::size_t>(i), atom_list[static_cast<std::size_t>(i)]);
-      return v;
+      const auto ii = static_cast<std::size_t>(i);
+      if (truth_read_[ii] != reading_) {
+        truth_[ii] = read(ii, atom_list[ii]);
+        truth_read_[ii] = reading_;
+      }
+      return truth_[ii];
     };
     if constexpr (!kMayBeUndecided) {
       return guard.evaluate([&](int i) { return truth(i) != 0; });
@@ -370,6 +374,9 @@ class TransitionDetector {
       return !any_undecided || guard.evaluate(reading(1));
     }
   }
+
+  // What the last guard_fires read of atom i: 0, 1, kUndecided, or kUnread.
+  char truth_of(std::size_t i) const { return truth_read_[i] == reading_ ? truth_[i] : kUnread; }
 
   // Which guard fires first: the first transition of `mode` (in declaration order, `skip`
   // excepted) whose guard fires with its atoms read by read(k, i, atom); -1 when none does.
@@ -556,6 +563,8 @@ class TransitionDetector {
   std::int64_t* rhs_evals_;
   std::vector<S> probe_, slope_;
   std::vector<char> truth_;
+  std::vector<std::uint64_t> truth_read_;  // the reading_ at which truth_[i] was read
+  std::uint64_t reading_ = 0;
   std::vector<std::vector<std::size_t>> offsets_;  // [mode][transition]: first atom's index in mask_until_
   std::vector<std::vector<std::size_t>> value_slots_;  // [mode][offsets_ + atom]: its slot in Point::value
   std::vector<S> rate_;                                // by value slot, in the current time_to_fire

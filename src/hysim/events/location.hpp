@@ -103,7 +103,9 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
   // covers the whole location.
   const S eps = std::max<S>(tolerance / 2, machine_epsilon<S>() / 4 * std::max<S>(abs(t_a), abs(t_b)));
   S pow2 = S(2);  // 2^(n0 + n_1/2) with n_1/2 = ceil(log2(width0 / (2 eps)))
-  for (S w = width0; w > 2 * eps; w /= 2) pow2 *= 2;
+  if (locator == Locator::kItp) {
+    for (S w = width0; w > 2 * eps; w /= 2) pow2 *= 2;
+  }
 
   while (t_b - t_a > tolerance && detail::splittable(t_a, t_b)) {
     const S mid = t_a + (t_b - t_a) / 2;
