@@ -436,9 +436,10 @@ class Simulator<S>::Impl final : private Outlook<S> {
     const std::int64_t guard_evals = stats_.guard_evals;
     const bool one_sided = left_sliding || detector_.fired(mode_, t_a, x_a, /*literal=*/true) < 0;
     stats_.guard_evals = guard_evals;
+    const EventOrigin origin{mode_, transition};
     const auto outcome = emitter_.take(mode_, transition, t_a, x_a, t_b, x_b, one_sided);
     mode_ = outcome.arrival.mode;
-    if (at_zeno(t_a, outcome.arrival.x, outcome.pinnacle)) return;
+    if (at_zeno(t_a, outcome.arrival.x, outcome.pinnacle, origin)) return;
     // After an impact the next flight is shorter than the last one (a Zeno sequence) or
     // comparable, but the step proposal may be thousands of flights long: the next root is then
     // read off the dense output at theta ~ 1e-5 of the step, where an order-3 interpolant
@@ -466,8 +467,8 @@ class Simulator<S>::Impl final : private Outlook<S> {
   // zeno: after an event at t with arrival state x (events/zeno.hpp, ZenoPolicy); `pinnacle`:
   // its chain visited one. True when Zeno is declared: the run then stops, or goes on at t_inf
   // in the continuation.
-  bool at_zeno(S t, const S* x, bool pinnacle) {
-    switch (zeno_.observe(t, time_resolution(t), mode_, x, pinnacle)) {
+  bool at_zeno(S t, const S* x, bool pinnacle, EventOrigin origin) {
+    switch (zeno_.observe(t, time_resolution(t), mode_, x, pinnacle, origin)) {
       case ZenoPolicy<S>::Verdict::kNone: return false;
       case ZenoPolicy<S>::Verdict::kStop:  // in the arrival mode at the event
         stepper_->restart(rhs_of(mode_), t, x, nullptr);

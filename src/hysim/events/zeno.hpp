@@ -17,9 +17,13 @@
 //        t_inf = t_k + (d_{k-p+1} + ... + d_k) r / (1 - r)   (the sum of the next cycles),
 //    and Zeno is declared once the time left, t_inf - t_k, is at most zeno_horizon, or once
 //    the last intervals are within 64 res (the run could not follow the events much further:
-//    under gamma they would soon be shorter than h_min).
+//    under gamma they would soon be shorter than h_min). The events must also repeat their
+//    origin (the mode left and the transition that fired) with the same period p: one ball's
+//    impacts, or the two tanks' alternating switches. Events of independent subsystems that
+//    happen to fall closer and closer (N balls in one state, two of them bouncing almost
+//    together) do not accumulate, and their origins do not repeat so.
 //  * at the resolution (pinnacles only): every one of the last zeno_events intervals is at
-//    most max(zeno_horizon, 2 res). The events no longer shrink geometrically because rounding
+//    most max(zeno_horizon, 2 res), and their origins repeat with a period of 1 to 3. The events no longer shrink geometrically because rounding
 //    (or h_min) sets their spacing: they have reached the accumulation point to within the
 //    time resolution, and t_inf = t_k. Without this test such a run would go on with an event
 //    every few ulps, for ever (seen with double-sided location, and CVODE's roots, on the
@@ -44,6 +48,12 @@
 
 namespace hysim {
 
+// Where an event came from: the mode left and the transition that fired.
+struct EventOrigin {
+  int mode = -1, transition = -1;
+  bool operator==(const EventOrigin&) const = default;
+};
+
 template <class S>
 class ZenoWatch {
  public:
@@ -56,18 +66,24 @@ class ZenoWatch {
         horizon_(options.zeno_horizon.to<S>("option zeno_horizon")),
         at_resolution_test_(at_resolution_test) {
     times_.reserve(events_ + kMaxPeriod);
+    origins_.reserve(events_ + kMaxPeriod);
   }
 
   void reset() {
     times_.clear();
+    origins_.clear();
     at_resolution_ = false;
   }
 
   // Records an event at t, where the run's event times are known to `resolution`. True when
   // the events accumulate (Zeno); t_inf() is then the accumulation time.
-  bool observe(S t, S resolution) {
-    if (times_.size() == events_ + kMaxPeriod) times_.erase(times_.begin());  // capacity kept: no allocation
+  bool observe(S t, S resolution, EventOrigin origin = {}) {  // default: every event of one origin
+    if (times_.size() == events_ + kMaxPeriod) {  // capacity kept: no allocation
+      times_.erase(times_.begin());
+      origins_.erase(origins_.begin());
+    }
     times_.push_back(t);
+    origins_.push_back(origin);
     at_resolution_ = false;
     if (at_resolution_test_ && at_the_resolution(resolution)) {
       at_resolution_ = true;
@@ -90,9 +106,22 @@ class ZenoWatch {
  private:
   // d(k): the interval ending at the k-th newest time (k = 0: the last interval).
   S d(std::size_t k) const { return times_[times_.size() - 1 - k] - times_[times_.size() - 2 - k]; }
+  // The origin of the k-th newest event (k = 0: the last).
+  const EventOrigin& origin(std::size_t k) const { return origins_[origins_.size() - 1 - k]; }
+
+  // The origins of the last `count` events repeat with period p.
+  bool origins_repeat(std::size_t p, std::size_t count) const {
+    for (std::size_t k = 0; k + p < count; ++k) {
+      if (!(origin(k) == origin(k + p))) return false;
+    }
+    return true;
+  }
 
   bool at_the_resolution(S resolution) const {
     if (times_.size() < events_ + 1) return false;
+    bool repeating = false;
+    for (std::size_t p = 1; p <= kMaxPeriod && !repeating; ++p) repeating = origins_repeat(p, events_ + 1);
+    if (!repeating) return false;
     const S bound = std::max(horizon_, S(2) * resolution);
     for (std::size_t k = 0; k < events_; ++k) {
       if (!(d(k) >= S(0) && d(k) <= bound)) return false;
@@ -103,6 +132,7 @@ class ZenoWatch {
   bool geometric(std::size_t p, S resolution) {
     if (times_.size() < events_ + p) return false;
     const std::size_t intervals = events_ + p - 1;
+    if (!origins_repeat(p, events_ + p)) return false;
     S d_min = d(0);
     for (std::size_t k = 0; k < intervals; ++k) d_min = std::min(d_min, d(k));
     if (!(d_min > S(0))) return false;
@@ -132,6 +162,7 @@ class ZenoWatch {
   S ratio_tolerance_, horizon_;
   bool at_resolution_test_;
   std::vector<S> times_;  // the last events_ + kMaxPeriod event times, oldest first
+  std::vector<EventOrigin> origins_;  // theirs
   S t_inf_ = S(0), ratio_ = S(0);
   std::size_t period_ = 1;
   bool at_resolution_ = false;
@@ -165,9 +196,9 @@ class ZenoPolicy {
   // After an event at t whose chain arrived in `mode` with state x (`pinnacle`: the chain
   // visited one); the run's event times are known to `resolution`. kContinue: the row is
   // recorded, and the run goes on at t_zeno() in model.zeno.mode from continuation_state().
-  Verdict observe(S t, S resolution, int mode, const S* x, bool pinnacle) {
-    const bool by_pinnacles = pinnacle && pinnacles_.observe(t, resolution);
-    const bool by_events = events_.observe(t, resolution);
+  Verdict observe(S t, S resolution, int mode, const S* x, bool pinnacle, EventOrigin origin) {
+    const bool by_pinnacles = pinnacle && pinnacles_.observe(t, resolution, origin);
+    const bool by_events = events_.observe(t, resolution, origin);
     if (!by_pinnacles && !by_events) return Verdict::kNone;
     const ZenoWatch<S>& watch = by_pinnacles ? pinnacles_ : events_;
     const S t_inf = watch.t_inf();

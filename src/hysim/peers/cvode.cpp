@@ -249,12 +249,13 @@ class CvodeRun {
     }
     report_step(t_r, StepLimit::kEvent);
     sample(t_r, y);
+    const EventOrigin origin{mode_, fired};
     const auto outcome = emitter_.take(mode_, fired, t_r, y, t_r, nullptr, one_sided, time_resolution(t_r));
     mode_ = outcome.arrival.mode;
     std::copy(outcome.arrival.x, outcome.arrival.x + n_, y);  // the chain copied x_a first
     sample(t_r, y);
     t_resume_ = t_r;
-    if (at_zeno(t_r, y, outcome.pinnacle)) {
+    if (at_zeno(t_r, y, outcome.pinnacle, origin)) {
       if (stop_) return true;
     }
     restart(t_resume_);
@@ -264,8 +265,8 @@ class CvodeRun {
   // After an event at t_r with arrival state y (events/zeno.hpp, ZenoPolicy, as the engine
   // does; `pinnacle`: its chain visited one): true when Zeno is declared; then either stop_, or
   // y is the continuation's state and integration goes on at t_inf in its mode.
-  bool at_zeno(double t_r, double* y, bool pinnacle) {
-    switch (zeno_.observe(t_r, time_resolution(t_r), mode_, y, pinnacle)) {
+  bool at_zeno(double t_r, double* y, bool pinnacle, EventOrigin origin) {
+    switch (zeno_.observe(t_r, time_resolution(t_r), mode_, y, pinnacle, origin)) {
       case ZenoPolicy<double>::Verdict::kNone: return false;
       case ZenoPolicy<double>::Verdict::kStop: stop_ = true; return true;
       case ZenoPolicy<double>::Verdict::kContinue:
