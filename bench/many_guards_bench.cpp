@@ -11,9 +11,10 @@
 // v_i(0) = 0, spread the events in time. Evenly spread heights 1 + i/N are not used: they make
 // exact coincidences (at N = 100, h_96 / h_0 = 1.96 = (7/5)^2: ball 0's 4th and ball 96's 3rd
 // bounce fall at the same t) after a run of slowly shrinking gaps (consecutive balls' k-th
-// bounces), and the engine's geometric Zeno test (events/zeno.hpp) declares an accumulation
-// there: the two events a few ulps apart make its tolerance 4 res / min(d) large and its last
-// interval <= 64 res (seen at N = 100, t = 3.16 s, dopri5 and bs3). e = 1 (elastic): the run is never Zeno, and each ball's bounces have the closed form
+// bounces), which the engine's geometric Zeno test (events/zeno.hpp) took for an accumulation
+// until it asked the events to repeat their origin (tests/zeno_test.cpp,
+// IndependentBallsBouncingTogetherAreNotZeno). e = 1 (elastic): the run is never Zeno, and each
+// ball's bounces have the closed form
 // t_k = tau_i (2k - 1), tau_i = sqrt(2 h_i(0) / g), so the bounce count over [0, t_end] is
 // exact and every located time has a reference. This family was chosen over "N thresholds on
 // one state" because every atom is a real, recurring switching surface with its own events
