@@ -92,7 +92,7 @@ TEST(OptionTable, DescribesEveryFieldOnce) {
 TEST(OptionTable, Spellings) {
   EXPECT_EQ(option_named("zeno_ratio_tolerance").flag(), "--zeno-ratio-tolerance");
   EXPECT_EQ(option_named("sliding").negated_flag(), "--no-sliding");
-  EXPECT_STREQ(option_named("rtol").kind(), "double");
+  EXPECT_STREQ(option_named("rtol").kind(), "number");
   EXPECT_STREQ(option_named("samples").kind(), "int");
   EXPECT_STREQ(option_named("event_limit").kind(), "int64");
   EXPECT_STREQ(option_named("sliding").kind(), "bool");

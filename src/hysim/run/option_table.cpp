@@ -77,7 +77,8 @@ std::string OptionInfo::flag() const {
 std::string OptionInfo::negated_flag() const { return "--no-" + flag().substr(2); }
 
 const char* OptionInfo::kind() const {
-  static constexpr const char* kKinds[] = {"double", "int", "int64", "bool", "string"};  // as in OptionMember
+  // As in OptionMember. "number": a Decimal, kept as written and read in the run's scalar type.
+  static constexpr const char* kKinds[] = {"number", "int", "int64", "bool", "string"};
   static_assert(std::size(kKinds) == std::variant_size_v<OptionMember>);
   return kKinds[member.index()];
 }

@@ -39,7 +39,7 @@ struct OptionInfo {
 
   std::string flag() const;          // "--t-end"
   std::string negated_flag() const;  // "--no-sliding": sets a bool option to false
-  const char* kind() const;          // "double", "int", "int64", "bool" or "string"
+  const char* kind() const;          // "number" (a Decimal), "int", "int64", "bool" or "string"
   std::string description() const;  // the help, after "[s] " when the option has a unit
 };
 
