@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -41,16 +42,38 @@ struct PyModel {
   app::ModelChoice choice;
 };
 
+// The warnings of a model file or a rule table (an unreachable mode, a mode with too many
+// switches to split) as Python warnings (UserWarning), one per "file:line:column: warning:"
+// with the source lines that follow it, as the program prints them on stderr. A filter that
+// turns warnings into errors makes the first one an exception.
+void warn_lines(const std::string& text) {
+  std::string warning;
+  const auto flush = [&] {
+    if (warning.empty()) return;
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+    warning.clear();
+  };
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(": warning: ") != std::string::npos) flush();
+    if (!line.empty()) warning += (warning.empty() ? "" : "\n") + line;
+  }
+  flush();
+}
+
 PyModel make_model(const std::string& name, const std::string& preset, const py::dict& params) {
   app::ModelChoice choice;
   choice.model = name;
   choice.preset = preset;
   for (const auto& [key, value] : params) choice.params.push_back(std::string(py::str(key)) + "=" + std::string(py::str(value)));
   // A model file is read afresh each time: an edited file gives a new model.
+  std::string warnings;
   if (rules::names_rule_table(name)) {  // a rule table on the engine (docs/rule-tables.md)
-    choice.loaded = std::make_shared<const ModelEntry>(rules::engine_entry(rules::read_rule_table(name)));
+    choice.loaded = std::make_shared<const ModelEntry>(rules::engine_entry(rules::read_rule_table(name), &warnings));
+    warn_lines(warnings);
   } else if (lang::names_model_file(name)) {
-    choice.loaded = std::make_shared<const ModelEntry>(lang::load_model_file(name));
+    choice.loaded = std::make_shared<const ModelEntry>(lang::load_model_file(name, &warnings));
+    warn_lines(warnings);
   } else {
     choice.loaded = std::make_shared<const ModelEntry>(find_model(name));
   }

@@ -57,6 +57,15 @@ def test_a_model_file_with_a_preset_and_parameters(tmp_path):
     assert cold.parameters["T_a"] == "-5"
 
 
+def test_a_model_files_warnings_are_python_warnings(tmp_path):
+    path = tmp_path / "warn.hym"
+    path.write_text("model m\nstate x = 1\ninitial a\n"
+                    "mode a { der(x) = -x }\nmode b { der(x) = 0 }\n")
+    with pytest.warns(UserWarning, match="mode 'b' is unreachable from the initial mode"):
+        model = hysim.Model(str(path))
+    assert model.run(t_end=1)["reason"] == "reached t_end"
+
+
 def test_float128_comes_with_its_exact_text_and_long_double_as_longdouble(tmp_path):
     rows, _ = program_events(tmp_path, "pwm-servo", "--t-end", "1", "--scalar", "float128")
     result = hysim.Model("pwm-servo").run(scalar="float128", t_end=1)
