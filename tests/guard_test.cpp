@@ -204,6 +204,9 @@ TEST(Guard, AtomsOfOneEventShareIt) {
   EXPECT_EQ(component_atom("a", 0, 0, Relation::kLess).atoms()[0].shared, nullptr);
   EXPECT_FALSE(component_atom("a", 0, 0, Relation::kLess).atoms()[0].continuous_jump);
   EXPECT_TRUE(component_atom("a", 0, 0, Relation::kLess).with_continuous_jump().atoms()[0].continuous_jump);
+  // A tree's atoms are different functions: sharing one event among them is refused.
+  EXPECT_THROW((component_atom("a", 0, 0, Relation::kLess) && component_atom("b", 1, 0, Relation::kLess)).with_shared(x),
+               InvalidArgument);
 }
 
 TEST(Guard, RelationSymbols) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
 
 namespace hysim {
@@ -133,13 +134,14 @@ class Guard {
   // This guard, an atom, with Atom::continuous_jump set: its jump form reads e(t, x) when
   // nothing jumps.
   Guard with_continuous_jump() && {
-    for (auto& a : atoms_) a.continuous_jump = true;
+    single_atom("with_continuous_jump").continuous_jump = true;
     return std::move(*this);
   }
 
-  // This guard, an atom, with Atom::shared set to `event`.
+  // This guard, an atom, with Atom::shared set to `event`: the atoms given one `event` must
+  // have the same e and rate (detection keeps one value for them all).
   Guard with_shared(std::shared_ptr<const void> event) && {
-    for (auto& a : atoms_) a.shared = event;
+    single_atom("with_shared").shared = std::move(event);
     return std::move(*this);
   }
 
@@ -183,6 +185,14 @@ class Guard {
   std::string to_string() const { return root_ < 0 ? std::string("false") : node_string(root_); }
 
  private:
+  // The one atom of an atom guard; a tree is an error (its atoms are different functions).
+  Atom<S>& single_atom(const char* what) {
+    if (atoms_.size() != 1) {
+      throw InvalidArgument(std::string("Guard::") + what + " applies to one atom, not to the guard " + to_string());
+    }
+    return atoms_.front();
+  }
+
   static Guard combine(Kind kind, Guard a, Guard b) {
     const int offset_nodes = static_cast<int>(a.nodes_.size());
     const int offset_atoms = static_cast<int>(a.atoms_.size());

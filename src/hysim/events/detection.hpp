@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hysim/core/errors.hpp"
@@ -58,7 +59,8 @@ class TransitionDetector {
     std::size_t most_atoms = 0, most_in_mode = 0;
     offsets_.resize(model.modes.size());
     value_slots_.resize(model.modes.size());
-    std::vector<const void*> events;  // the value slots' shared events, model-wide (nullptr: one atom's)
+    std::size_t slots = 0;  // model-wide: one per atom, or per shared event (Atom::shared)
+    std::unordered_map<const void*, std::size_t> shared_slots;
     for (std::size_t m = 0; m < model.modes.size(); ++m) {
       std::size_t in_mode = 0;
       for (const auto& tr : model.modes[m].transitions) {
@@ -66,9 +68,13 @@ class TransitionDetector {
         in_mode += tr.guard.atoms().size();
         most_atoms = std::max(most_atoms, tr.guard.atoms().size());
         for (const auto& atom : tr.guard.atoms()) {
-          const auto same = atom.shared ? std::find(events.begin(), events.end(), atom.shared.get()) : events.end();
-          value_slots_[m].push_back(static_cast<std::size_t>(same - events.begin()));
-          if (same == events.end()) events.push_back(atom.shared.get());
+          if (!atom.shared) {
+            value_slots_[m].push_back(slots++);
+          } else {
+            const auto [at, added] = shared_slots.try_emplace(atom.shared.get(), slots);
+            value_slots_[m].push_back(at->second);
+            slots += added ? 1 : 0;
+          }
         }
       }
       most_in_mode = std::max(most_in_mode, in_mode);
@@ -76,12 +82,12 @@ class TransitionDetector {
     truth_.resize(most_atoms);
     truth_read_.assign(most_atoms, 0);
     mask_until_.assign(most_in_mode, -std::numeric_limits<S>::infinity());
-    rate_.resize(events.size());
-    rate_stamp_.assign(events.size(), 0);
+    rate_.resize(slots);
+    rate_stamp_.assign(slots, 0);
     for (Point& p : points_) {
       p.x.resize(model.state_size());
-      p.value.resize(events.size());
-      p.stamp.assign(events.size(), 0);
+      p.value.resize(slots);
+      p.stamp.assign(slots, 0);
     }
   }
 
