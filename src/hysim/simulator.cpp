@@ -178,6 +178,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
         break;
       }
       // limit, then step
+      h = stepper_->preferred_step(h);
       const StepProposal<S> step = limiter_.propose(h, phase(), *this, t_end);
       const S h_before = h;
       // The step as taken: h = (t + h) - t, exact (Sterbenz), so that t + h is representable and

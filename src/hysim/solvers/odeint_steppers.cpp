@@ -16,8 +16,8 @@
 //               step's first stage.
 //   euler       forward Euler, fixed step; dense output is the Euler line itself.
 //
-// bs3 (solvers/bogacki_shampine.cpp), rosenbrock4 (solvers/rosenbrock4.cpp) and dop853
-// (solvers/dop853.cpp) are our own.
+// bs3 (solvers/bogacki_shampine.cpp), rosenbrock4 (solvers/rosenbrock4.cpp), dop853
+// (solvers/dop853.cpp) and ndf (solvers/ndf.cpp) are our own.
 //
 // Orders of dense output. HNW I, II.6: a continuous extension of order q has local error
 // O(h^(q+1)); q = p - 1 keeps it within the global error O(h^p) of the method. The Hermite
@@ -348,6 +348,11 @@ const std::vector<SolverInfo>& solver_catalog() {
        "Rosenbrock 4(3) for stiff fields (RODAS, the method of Boost.Odeint's rosenbrock4), adaptive, "
        "3rd-order dense output; finite-difference Jacobian and df/dt: n + 7 evaluations per step",
        true},
+      {"ndf",
+       "numerical differentiation formulas of orders 1 to 5 for stiff fields (Shampine & Reichelt, the "
+       "method of MATLAB's ode15s), variable order, simplified Newton with a kept finite-difference "
+       "Jacobian: about 1 evaluation per step; dense output of the step's order",
+       true},
       {"dop853",
        "Dormand-Prince 8(5,3), adaptive, FSAL, 7th-order dense output (Hairer's dop853): "
        "15 evaluations per step (3 for the dense output)",
@@ -373,6 +378,7 @@ std::unique_ptr<Stepper<S>> make_stepper(std::string_view name, std::size_t n,
   if (name == "rkf78") return std::make_unique<solvers::Fehlberg78Stepper<S>>(n, tolerances);
   if (name == "rosenbrock4") return solvers::make_rosenbrock4<S>(n, tolerances);
   if (name == "dop853") return solvers::make_dop853<S>(n, tolerances);
+  if (name == "ndf") return solvers::make_ndf<S>(n, tolerances);
   std::string known;
   for (const auto& info : solver_catalog()) known += (known.empty() ? "" : ", ") + info.name;
   throw InvalidArgument("unknown solver '" + std::string(name) + "' (known: " + known + ")");

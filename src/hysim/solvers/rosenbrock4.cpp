@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/solvers/dense_lu.hpp"
 #include "hysim/solvers/stepper_base.hpp"
 
 namespace hysim::solvers {
@@ -106,8 +107,7 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
       : Base(n),
         tolerances_(tolerances),
         jac_(n * n),
-        lu_(n * n),
-        perm_(n),
+        lu_(n),
         dfdt_(n),
         g_{State<S>(n), State<S>(n), State<S>(n), State<S>(n), State<S>(n), State<S>(n)},
         x_stage_(n),
@@ -130,9 +130,10 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     }
     // M = I / (gamma h) - J, factored in place.
     const S diagonal = S(1) / (gamma_ * h);
-    for (std::size_t k = 0; k < n * n; ++k) lu_[k] = -jac_[k];
-    for (std::size_t i = 0; i < n; ++i) lu_[i * n + i] += diagonal;
-    if (!factor()) return {StepStatus::kRejected, h * S(StepSizeController::kMaxShrink)};
+    S* m = lu_.matrix();
+    for (std::size_t k = 0; k < n * n; ++k) m[k] = -jac_[k];
+    for (std::size_t i = 0; i < n; ++i) m[i * n + i] += diagonal;
+    if (!lu_.factor()) return {StepStatus::kRejected, h * S(StepSizeController::kMaxShrink)};
 
     State<S>& g1 = g_[0];
     State<S>& g2 = g_[1];
@@ -144,38 +145,38 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     const S* ft = dfdt_.data();
     // M g1 = f(t0, x0) + h d1 f_t
     for (std::size_t i = 0; i < n; ++i) g1[i] = f0[i] + h * d1_ * ft[i];
-    solve(g1);
+    lu_.solve(g1.data());
     // M g2 = f(t0 + c2 h, x0 + a21 g1) + h d2 f_t + c21 g1 / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a21_ * g1[i];
     this->rhs_(t + c2_ * h, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) g2[i] = f_stage_[i] + h * d2_ * ft[i] + c21_ * g1[i] / h;
-    solve(g2);
+    lu_.solve(g2.data());
     // M g3 = f(t0 + c3 h, x0 + a31 g1 + a32 g2) + h d3 f_t + (c31 g1 + c32 g2) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a31_ * g1[i] + a32_ * g2[i];
     this->rhs_(t + c3_ * h, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) g3[i] = f_stage_[i] + h * d3_ * ft[i] + (c31_ * g1[i] + c32_ * g2[i]) / h;
-    solve(g3);
+    lu_.solve(g3.data());
     // M g4 = f(t0 + c4 h, x0 + a41 g1 + a42 g2 + a43 g3) + h d4 f_t + (c41 g1 + c42 g2 + c43 g3) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a41_ * g1[i] + a42_ * g2[i] + a43_ * g3[i];
     this->rhs_(t + c4_ * h, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) {
       g4[i] = f_stage_[i] + h * d4_ * ft[i] + (c41_ * g1[i] + c42_ * g2[i] + c43_ * g3[i]) / h;
     }
-    solve(g4);
+    lu_.solve(g4.data());
     // x^ = x0 + a51 g1 + ... + a54 g4;  M g5 = f(t0 + h, x^) + (c51 g1 + ... + c54 g4) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a51_ * g1[i] + a52_ * g2[i] + a53_ * g3[i] + a54_ * g4[i];
     this->rhs_(t_new, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) {
       g5[i] = f_stage_[i] + (c51_ * g1[i] + c52_ * g2[i] + c53_ * g3[i] + c54_ * g4[i]) / h;
     }
-    solve(g5);
+    lu_.solve(g5.data());
     // x^ += g5 (order 3);  M g6 = f(t0 + h, x^) + (c61 g1 + ... + c65 g5) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] += g5[i];
     this->rhs_(t_new, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) {
       g6[i] = f_stage_[i] + (c61_ * g1[i] + c62_ * g2[i] + c63_ * g3[i] + c64_ * g4[i] + c65_ * g5[i]) / h;
     }
-    solve(g6);
+    lu_.solve(g6.data());
 
     const S err = error_ratio(tolerances_, g6.data(), x, f0, h, n);
     const S h_next = controller_.next_step(h, err);
@@ -232,51 +233,11 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     for (std::size_t i = 0; i < n; ++i) dfdt_[i] = (f_stage_[i] - f0[i]) / delta_t;
   }
 
-  // LU factorization of lu_ (row-major n x n) with partial pivoting, in place: P M = L U with
-  // unit lower L. perm_[k] is the row swapped with row k at step k. False on a zero pivot.
-  bool factor() {
-    using std::abs;
-    const std::size_t n = perm_.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      std::size_t pivot = k;
-      for (std::size_t i = k + 1; i < n; ++i) {
-        if (abs(lu_[i * n + k]) > abs(lu_[pivot * n + k])) pivot = i;
-      }
-      const S p = lu_[pivot * n + k];
-      if (!(abs(p) > S(0)) || !is_finite(p)) return false;
-      perm_[k] = pivot;
-      if (pivot != k) {
-        for (std::size_t j = 0; j < n; ++j) std::swap(lu_[k * n + j], lu_[pivot * n + j]);
-      }
-      for (std::size_t i = k + 1; i < n; ++i) {
-        const S l = lu_[i * n + k] / p;
-        lu_[i * n + k] = l;
-        for (std::size_t j = k + 1; j < n; ++j) lu_[i * n + j] -= l * lu_[k * n + j];
-      }
-    }
-    return true;
-  }
-
-  // b := M^-1 b with the factors of factor().
-  void solve(State<S>& b) const {
-    const std::size_t n = perm_.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      if (perm_[k] != k) std::swap(b[k], b[perm_[k]]);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < i; ++j) b[i] -= lu_[i * n + j] * b[j];
-    }
-    for (std::size_t i = n; i-- > 0;) {
-      for (std::size_t j = i + 1; j < n; ++j) b[i] -= lu_[i * n + j] * b[j];
-      b[i] /= lu_[i * n + i];
-    }
-  }
-
   StepperTolerances<S> tolerances_;
   StepSizeController controller_{kErrorEstimateOrder};
   bool jacobian_ready_ = false;  // jac_ and dfdt_ belong to the current point
-  State<S> jac_, lu_;            // row-major n x n
-  std::vector<std::size_t> perm_;
+  State<S> jac_;                 // row-major n x n
+  DenseLu<S> lu_;                // of M
   State<S> dfdt_;
   State<S> g_[6];
   State<S> x_stage_, f_stage_;

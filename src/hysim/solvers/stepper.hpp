@@ -67,6 +67,10 @@ class Stepper {
   // nothing is allocated after the first step.
   virtual StepOutcome<S> try_step(S h) = 0;
 
+  // The step the stepper would rather attempt than h (at most h): a multistep method restarted
+  // at order 1 asks for a step that order can take. Evaluates nothing. Default: h.
+  virtual S preferred_step(S h) const { return h; }
+
   // x(t) for t in [t_previous(), t_current()] from the last accepted step's dense output.
   // Evaluates no field and allocates nothing; at t_previous() and t_current() it returns the
   // stored points exactly.

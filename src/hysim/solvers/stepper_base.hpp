@@ -153,6 +153,8 @@ std::unique_ptr<Stepper<S>> make_bogacki_shampine3(std::size_t n, const StepperT
 template <class S>
 std::unique_ptr<Stepper<S>> make_rosenbrock4(std::size_t n, const StepperTolerances<S>& tolerances);
 template <class S>
+std::unique_ptr<Stepper<S>> make_ndf(std::size_t n, const StepperTolerances<S>& tolerances);
+template <class S>
 std::unique_ptr<Stepper<S>> make_dop853(std::size_t n, const StepperTolerances<S>& tolerances);
 
 }  // namespace hysim::solvers
