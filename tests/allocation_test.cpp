@@ -79,7 +79,7 @@ TYPED_TEST(AllocationTest, BouncingBallFixedStepDoesNotAllocate) {
   const Model<TypeParam> model = testing::catalog_model<TypeParam>("bouncing-ball");
   std::int64_t ignored = 0;
   (void)allocations_of_run(model, 0.5, &ignored);  // warm-up: process-wide statics (logger)
-  for (const char* solver : {"rk4", "euler", "dopri5", "bs3", "cashkarp54", "rkf78", "rosenbrock4", "dop853"}) {
+  for (const char* solver : {"rk4", "euler", "dopri5", "bs3", "cashkarp54", "rkf78", "rosenbrock4", "dop853", "ndf"}) {
     SimulationOptions options;
     options.solver = solver;
     options.fixed_step = 1e-3;

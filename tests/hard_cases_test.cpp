@@ -711,8 +711,9 @@ TEST_P(HardCases, NonFiniteValuesStopTheRunWithAClearError) {
 
 // A field that turns NaN at t = 0.5 under every solver of the catalog (default strategy): the
 // run stops with a SimulationError naming the mode and a time at or after 0.5. The explicit
-// Runge-Kutta pairs accept the NaN step and report the non-finite state at its end; bs3 and
-// rosenbrock4 reject it and report the step size underflow just before 0.5; printed.
+// Runge-Kutta pairs accept the NaN step and report the non-finite state at its end; bs3,
+// rosenbrock4, dop853 and ndf reject it and report the step size underflow just before 0.5;
+// printed.
 TEST(HardCasesSolvers, FieldNaNUnderEverySolver) {
   for (const SolverInfo& info : solver_catalog()) {
     SCOPED_TRACE(info.name);

@@ -204,8 +204,7 @@ class NdfStepper final : public StepperBase<S> {
     steps_same_ = 0;
     rate_ = S(1);
     c_factored_ = S(0);
-    jacobian_due_ = false;
-    differentiate(this->t_cur_, this->x_cur_.data(), this->f_cur_.data());
+    jacobian_due_ = !differentiate(this->t_cur_, this->x_cur_.data(), this->f_cur_.data());
     const std::size_t n = this->x_cur_.size();
     for (std::size_t i = 0; i < n; ++i) {
       S sum = S(0);
@@ -243,8 +242,10 @@ class NdfStepper final : public StepperBase<S> {
     for (int m = 0; m < kMaxIterations; ++m) {
       this->rhs_(t_new, x_iter_.data(), f_iter_.data());
       if (m == 0 && (jacobian_due_ || jacobian_age_ >= kJacobianAge)) {
-        differentiate(t_new, x_iter_.data(), f_iter_.data());
-        jacobian_due_ = false;
+        // A non-finite J (a field that fails beyond some time) is not kept: the next attempt,
+        // shorter, computes it again.
+        jacobian_due_ = !differentiate(t_new, x_iter_.data(), f_iter_.data());
+        if (jacobian_due_) return false;
       }
       if (c != c_factored_ && !factor(c)) return false;
       for (std::size_t i = 0; i < n; ++i) delta_[i] = c * f_iter_[i] - psi_[i] - d_[i];
@@ -278,8 +279,9 @@ class NdfStepper final : public StepperBase<S> {
     return lu_.factor();
   }
 
-  // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations).
-  void differentiate(S t, const S* x, const S* f0) {
+  // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations); false
+  // when an element is not finite.
+  bool differentiate(S t, const S* x, const S* f0) {
     using std::abs;
     using std::max;
     using std::sqrt;
@@ -299,6 +301,7 @@ class NdfStepper final : public StepperBase<S> {
     jacobian_age_ = 0;
     c_factored_ = S(0);
     c_rate_ = S(0);  // the next factor() re-measures the rate
+    return std::all_of(jac_.begin(), jac_.end(), [](const S& v) { return is_finite(v); });
   }
 
   // D_0 .. D_k at the spacing rho h: D_new = (R(rho) U)^T D, U = R(1).
