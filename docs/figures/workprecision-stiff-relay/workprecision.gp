@@ -18,10 +18,12 @@ set ylabel "RHS evaluations"
 floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here
 error(c) = column(c) > floor ? column(c) : floor
 plot \
-  csv using (strcol(1) eq "rosenbrock4" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 1 dashtype 1 title "rosenbrock4 gamma-refine", \
-  csv using (strcol(1) eq "rosenbrock4" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 1 dashtype 1 title "rosenbrock4 illinois", \
+  csv using (strcol(1) eq "ndf" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 1 dashtype 1 title "ndf gamma-refine", \
+  csv using (strcol(1) eq "ndf" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 1 dashtype 1 title "ndf illinois", \
   csv using (strcol(1) eq "cvode/BDF" && strcol(2) eq "cvode" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 3 pointtype 2 dashtype 2 title "cvode/BDF cvode", \
-  csv using (strcol(1) eq "dopri5" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 3 dashtype 3 title "dopri5 gamma-refine", \
-  csv using (strcol(1) eq "dopri5" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 3 dashtype 3 title "dopri5 illinois", \
-  csv using (strcol(1) eq "dop853" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 4 dashtype 4 title "dop853 gamma-refine", \
-  csv using (strcol(1) eq "dop853" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 4 dashtype 4 title "dop853 illinois"
+  csv using (strcol(1) eq "rosenbrock4" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 3 dashtype 3 title "rosenbrock4 gamma-refine", \
+  csv using (strcol(1) eq "rosenbrock4" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 3 dashtype 3 title "rosenbrock4 illinois", \
+  csv using (strcol(1) eq "dopri5" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 4 dashtype 4 title "dopri5 gamma-refine", \
+  csv using (strcol(1) eq "dopri5" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 4 dashtype 4 title "dopri5 illinois", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "gamma-refine" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 1 pointtype 5 dashtype 5 title "dop853 gamma-refine", \
+  csv using (strcol(1) eq "dop853" && strcol(2) eq "illinois" && column(6) == 0 ? error(5) : NaN):8 with linespoints linecolor 2 pointtype 5 dashtype 5 title "dop853 illinois"
