@@ -35,7 +35,7 @@
 // rejection in a row, lowers the order. A changed step size rescales the history:
 //   D_new = (R U)^T D,  R_ij = prod_{m=1..i} (m - 1 - j rho) / m,  U = R(rho = 1),
 // rho = h_new / h (Shampine & Reichelt, Section 2.3), which re-expresses the same interpolating
-// polynomial at the new spacing.
+// polynomial at the new spacing (solvers/backward_differences.hpp).
 //
 // Start (after every restart, i.e. after every event): order 1 with the history (x, h f), as
 // every BDF code does; but the first step is chosen from the second derivative, x'' = J f,
@@ -44,7 +44,8 @@
 //
 // Dense output: the interpolating polynomial of the accepted step's history, in Newton's
 // backward form (order k, exact at the step's ends):
-//   x(t_n+1 + s h) = sum_{j=0..k} nabla^j x_n+1 prod_{m=0..j-1} (s + m) / (m + 1),  s in [-1, 0].
+//   x(t_n+1 + s h) = sum_{j=0..k} nabla^j x_n+1 prod_{m=0..j-1} (s + m) / (m + 1),  s in [-1, 0]
+// (backward_interpolate()).
 // The slope at the new point is the one the corrector implies, f_n+1 = (d + psi) / c (no
 // evaluation; it differs from f(t_n+1, x_n+1) by the Newton iteration's remainder).
 #include <algorithm>
@@ -58,13 +59,14 @@
 #include <vector>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/solvers/backward_differences.hpp"
 #include "hysim/solvers/dense_lu.hpp"
 #include "hysim/solvers/stepper_base.hpp"
 
 namespace hysim::solvers {
 namespace {
 
-constexpr int kMaxOrder = 5;
+constexpr int kMaxOrder = static_cast<int>(kMaxDifferenceOrder);
 constexpr int kDifferences = kMaxOrder + 3;  // D_0 .. D_{k+2}
 // kappa_k of the NDFs (Shampine & Reichelt, Table 1); kappa_5 = 0 (the BDF of order 5).
 constexpr long double kKappa[kMaxOrder + 1] = {0.0L, -0.1850L, -1.0L / 9.0L, -0.0823L, -0.0415L, 0.0L};
@@ -124,7 +126,7 @@ class NdfStepper final : public StepperBase<S> {
     if (fresh_) {
       begin_history(h);
     } else if (h != h_) {
-      rescale_history(h / h_);
+      rescale_backward_differences(D_.data(), static_cast<std::size_t>(k_), h / h_, n);
       h_ = h;
       steps_same_ = 0;
     }
@@ -184,14 +186,8 @@ class NdfStepper final : public StepperBase<S> {
 
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
-    const S s = (t - this->t_cur_) / dense_h_;
-    const std::size_t n = this->x_cur_.size();
-    for (std::size_t i = 0; i < n; ++i) x[i] = dense_[0][i];
-    S weight = S(1);
-    for (std::size_t j = 1; j <= static_cast<std::size_t>(dense_order_); ++j) {
-      weight *= (s + S(j - 1)) / S(j);
-      for (std::size_t i = 0; i < n; ++i) x[i] += weight * dense_[j][i];
-    }
+    backward_interpolate(dense_.data(), static_cast<std::size_t>(dense_order_), (t - this->t_cur_) / dense_h_,
+                         this->x_cur_.size(), x);
   }
 
  protected:
@@ -302,41 +298,6 @@ class NdfStepper final : public StepperBase<S> {
     c_factored_ = S(0);
     c_rate_ = S(0);  // the next factor() re-measures the rate
     return std::all_of(jac_.begin(), jac_.end(), [](const S& v) { return is_finite(v); });
-  }
-
-  // D_0 .. D_k at the spacing rho h: D_new = (R(rho) U)^T D, U = R(1).
-  void rescale_history(S rho) {
-    const std::size_t k = static_cast<std::size_t>(k_);
-    std::array<S, (kMaxOrder + 1) * (kMaxOrder + 1)> r{}, u{}, ru{};
-    fill_r(r, rho, k);
-    fill_r(u, S(1), k);
-    for (std::size_t i = 0; i <= k; ++i) {
-      for (std::size_t j = 0; j <= k; ++j) {
-        S sum = S(0);
-        for (std::size_t m = 0; m <= k; ++m) sum += r[i * (k + 1) + m] * u[m * (k + 1) + j];
-        ru[i * (k + 1) + j] = sum;
-      }
-    }
-    const std::size_t n = this->x_cur_.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      std::array<S, kMaxOrder + 1> column{};
-      for (std::size_t j = 0; j <= k; ++j) {
-        S sum = S(0);
-        for (std::size_t m = 0; m <= k; ++m) sum += ru[m * (k + 1) + j] * D_[m][i];
-        column[j] = sum;
-      }
-      for (std::size_t j = 0; j <= k; ++j) D_[j][i] = column[j];
-    }
-  }
-
-  // R_ij(rho) = prod_{m=1..i} (m - 1 - j rho) / m, R_0j = 1 (row-major, (k+1) x (k+1)).
-  static void fill_r(std::array<S, (kMaxOrder + 1) * (kMaxOrder + 1)>& r, S rho, std::size_t k) {
-    for (std::size_t j = 0; j <= k; ++j) r[j] = S(1);
-    for (std::size_t i = 1; i <= k; ++i) {
-      for (std::size_t j = 0; j <= k; ++j) {
-        r[i * (k + 1) + j] = r[(i - 1) * (k + 1) + j] * (S(i) - S(1) - S(j) * rho) / S(i);
-      }
-    }
   }
 
   // The next step after an accepted one of error err, and possibly a new order.
