@@ -15,8 +15,9 @@
 //   error   max |t - t*| over the events matched to the model's 100-digit reference
 //           (apps/matching.hpp, the rule of `hysim compare`); a run with a missed or a spurious
 //           event, or that failed, does not count;
-//   work    field evaluations, all of them: the stages, hysim's finite-difference Jacobians
-//           and df/dt (rosenbrock4), CVODE's difference-quotient Jacobians (its nfeLS) and
+//   work    field evaluations, all of them: the stages and Newton iterations, hysim's
+//           finite-difference Jacobians (rosenbrock4 with df/dt, ndf), CVODE's
+//           difference-quotient Jacobians (its nfeLS) and
 //           every call of the transition chain (both sides count at the field's callback);
 //   time    wall time of the whole run, the least of --repeats runs (noise on a shared
 //           machine only adds time).
