@@ -23,9 +23,9 @@
 // is carried from step to step, and the iteration has converged when
 //   E_k |delta_m| min(1, rate) <= 0.1     (E_k the error constant above)
 // so that what it leaves undone is a tenth of the local error tolerance. J = df/dx is a forward
-// difference quotient (n evaluations, increments as in rosenbrock4) at the first iterate of a
-// step, computed after every restart, after 50 steps, and when the iteration fails with an old
-// one; M is refactored whenever c changes (any change of step size or order).
+// difference quotient (n evaluations; forward_difference_jacobian, stepper_base.hpp) at the first
+// iterate of a step, computed after every restart, after 50 steps, and when the iteration fails
+// with an old one; M is refactored whenever c changes (any change of step size or order).
 //
 // Step size and order: after k + 1 steps of the same size and order, the step and order that
 // promise the largest next step among k - 1, k, k + 1 (their error estimates
@@ -75,7 +75,6 @@ constexpr double kConvergenceFactor = 0.1;  // the iteration leaves a tenth of t
 constexpr double kRateDecay = 0.3;          // rate = max(0.3 rate, ratio)
 constexpr double kRateResetChange = 0.3;    // |c / c_rate - 1| beyond it re-measures the rate
 constexpr int kJacobianAge = 50;            // steps before J is recomputed
-constexpr long double kIncrementFloor = 1e-5L;
 constexpr double kSafety = 0.9;
 constexpr double kMaxGrowth = 10.0;
 constexpr double kMinGain = 1.2;  // a step grows only by at least 20 %
@@ -278,21 +277,8 @@ class NdfStepper final : public StepperBase<S> {
   // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations); false
   // when an element is not finite.
   bool differentiate(S t, const S* x, const S* f0) {
-    using std::abs;
-    using std::max;
-    using std::sqrt;
-    const std::size_t n = this->x_cur_.size();
-    const S eps = machine_epsilon<S>();
-    const S floor = S(kIncrementFloor);
-    std::copy(x, x + n, second_.begin());  // scratch
-    for (std::size_t j = 0; j < n; ++j) {
-      const S xj = second_[j];
-      second_[j] = xj + sqrt(eps * max(floor, abs(xj)));
-      const S delta = second_[j] - xj;
-      this->rhs_(t, second_.data(), delta_.data());
-      for (std::size_t i = 0; i < n; ++i) jac_[i * n + j] = (delta_[i] - f0[i]) / delta;
-      second_[j] = xj;
-    }
+    forward_difference_jacobian(this->rhs_, t, x, f0, this->x_cur_.size(), second_.data(), delta_.data(),
+                                jac_.data());
     jacobian_fresh_ = true;
     jacobian_age_ = 0;
     c_factored_ = S(0);

@@ -90,7 +90,6 @@ constexpr long double kD31 = -0.6762803392801253e+00L, kD32 = 0.6087714651680015
                       kD35 = -0.6594389125716872e+01L;
 
 constexpr int kErrorEstimateOrder = 4;           // g6 = x1 - x^ = O(h^4)
-constexpr long double kIncrementFloor = 1e-5L;   // delta = sqrt(eps max(kIncrementFloor, |x|))
 constexpr double kFinestRtol = 1e-14;            // in long double and float128 (see above)
 
 template <class S>
@@ -217,16 +216,10 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     const S t = this->t_cur_;
     const S* f0 = this->f_cur_.data();
     const S eps = machine_epsilon<S>();
-    const S floor = coefficient<S>(kIncrementFloor);
-    x_stage_ = this->x_cur_;  // same size: no allocation
-    for (std::size_t j = 0; j < n; ++j) {
-      const S xj = x_stage_[j];
-      x_stage_[j] = xj + sqrt(eps * max(floor, abs(xj)));
-      const S delta = x_stage_[j] - xj;  // representable increment
-      this->rhs_(t, x_stage_.data(), f_stage_.data());
-      for (std::size_t i = 0; i < n; ++i) jac_[i * n + j] = (f_stage_[i] - f0[i]) / delta;
-      x_stage_[j] = xj;
-    }
+    const S floor = S(kJacobianIncrementFloor);
+    // J; x_stage_ holds x afterwards
+    forward_difference_jacobian(this->rhs_, t, this->x_cur_.data(), f0, n, x_stage_.data(), f_stage_.data(),
+                                jac_.data());
     const S t_plus = t + sqrt(eps * max(floor, abs(t)));
     const S delta_t = t_plus - t;
     this->rhs_(t_plus, x_stage_.data(), f_stage_.data());

@@ -147,6 +147,31 @@ S hermite_cubic(S theta, S h, S x0, S f0, S x1, S f1) {
          theta * (theta - S(1)) * ((S(1) - S(2) * theta) * (x1 - x0) + (theta - S(1)) * h * f0 + theta * h * f1);
 }
 
+// J = df/dx at (t, x), where f(t, x) = f0, by forward differences through the counted field (n
+// evaluations), row-major into jac (n x n), with the increments of Hairer & Wanner's codes,
+// delta_j = sqrt(eps max(1e-5, |x_j|)), taken as the representable difference (x_j + delta_j) -
+// x_j. x_scratch and f_scratch hold n values each. The implicit steppers (rosenbrock4, ndf) share it.
+inline constexpr long double kJacobianIncrementFloor = 1e-5L;
+
+template <class S>
+void forward_difference_jacobian(const Rhs<S>& rhs, S t, const S* x, const S* f0, std::size_t n, S* x_scratch,
+                                 S* f_scratch, S* jac) {
+  using std::abs;
+  using std::max;
+  using std::sqrt;
+  const S eps = machine_epsilon<S>();
+  const S floor = S(kJacobianIncrementFloor);
+  std::copy(x, x + n, x_scratch);
+  for (std::size_t j = 0; j < n; ++j) {
+    const S xj = x_scratch[j];
+    x_scratch[j] = xj + sqrt(eps * max(floor, abs(xj)));
+    const S delta = x_scratch[j] - xj;
+    rhs(t, x_scratch, f_scratch);
+    for (std::size_t i = 0; i < n; ++i) jac[i * n + j] = (f_scratch[i] - f0[i]) / delta;
+    x_scratch[j] = xj;
+  }
+}
+
 // Factories of the steppers implemented outside odeint_steppers.cpp; make_stepper() calls them.
 template <class S>
 std::unique_ptr<Stepper<S>> make_bogacki_shampine3(std::size_t n, const StepperTolerances<S>& tolerances);
