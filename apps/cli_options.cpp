@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "apps/stop.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/lang/build.hpp"
@@ -34,8 +35,9 @@ const ModelEntry& model_entry(const std::string& name) {
   auto found = loaded.find(name);
   if (found == loaded.end()) {
     std::string warnings, backend;
-    found = loaded.emplace(name, lang::load_model_file(name, &warnings, lang::NativeOptions::from_environment(),
-                                                       &backend)).first;
+    lang::NativeOptions native = lang::NativeOptions::from_environment();
+    native.stop = &stop_flag();  // SIGINT, SIGTERM, --time-limit stop the compiler too
+    found = loaded.emplace(name, lang::load_model_file(name, &warnings, native, &backend)).first;
     std::cerr << warnings;
     // Without native code the file still runs, on the register tape, about 2.5 times slower.
     if (backend.rfind("tape (", 0) == 0) std::cerr << "hysim: note: " << name << " runs on the " << backend << "\n";

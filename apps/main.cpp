@@ -105,6 +105,6 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "hysim: error: " << e.what() << "\n";
-    return 1;
+    return stop_cause() != 0 ? stop_exit_code() : 1;  // e.g. a compiler stopped by SIGINT: 130
   }
 }

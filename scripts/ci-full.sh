@@ -34,4 +34,5 @@ timed "README tests" readme_tests
 timed "sanitizer build and tests" scripts/sanitize.sh
 timed "fuzz model_file ${fuzz_seconds} s" fuzz model_file
 timed "fuzz rule_table ${fuzz_seconds} s" fuzz rule_table
+timed "fuzz cache_loader ${fuzz_seconds} s" fuzz cache_loader
 echo "ci: total $((SECONDS - total)) s"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the model-file compiler (src/hysim/lang) or the rule-table reader and interpreter
-# (src/hysim/rules) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, built
+# Fuzzes the model-file compiler (src/hysim/lang), the rule-table reader and interpreter
+# (src/hysim/rules), or the loader of cached model objects (src/hysim/lang/native_cache.hpp) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, built
 # with clang into build-fuzz/ (tests/fuzz/CMakeLists.txt; Debian's clang and libclang-rt-N-dev
 # are installed when missing; CXX_FUZZ names another compiler and installs nothing).
 #
-#   scripts/fuzz.sh [SECONDS=600] [JOBS=1] [TARGET=model_file|rule_table]
+#   scripts/fuzz.sh [SECONDS=600] [JOBS=1] [TARGET=model_file|rule_table|cache_loader]
 #
 # Exits non-zero on a crash, a sanitizer report, a leak, an input that takes over 10 s or 2 GB.
 # Seeds: the shipped models (models/*.hym, models/rules/*.rules.tsv) and the regression corpus
@@ -21,7 +21,8 @@ out=build-fuzz
 case $target in
   model_file) seeds=(models/*.hym tests/fuzz/corpus/*) corpus=$out/corpus ;;
   rule_table) seeds=(models/rules/*.rules.tsv tests/fuzz/rules-corpus/*) corpus=$out/rule_table-corpus ;;
-  *) echo "fuzz.sh: unknown target '$target' (model_file, rule_table)" >&2; exit 2 ;;
+  cache_loader) seeds=(tests/fuzz/cache-corpus/*) corpus=$out/cache_loader-corpus ;;
+  *) echo "fuzz.sh: unknown target '$target' (model_file, rule_table, cache_loader)" >&2; exit 2 ;;
 esac
 mkdir -p "$corpus"
 if [[ -z ${CXX_FUZZ:-} ]]; then

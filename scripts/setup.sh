@@ -12,6 +12,7 @@ packages=(
   libspdlog-dev
   nlohmann-json3-dev
   libcli11-dev
+  libssl-dev            # libcrypto's SHA-256 checks every cached model object (docs/security.md)
   libgtest-dev
   libsundials-dev       # SUNDIALS CVODE, the peer in `hysim compare` (strategy cvode)
   gnuplot-nox           # draws the work-precision and step-log figures (PNG)

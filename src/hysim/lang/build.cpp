@@ -272,6 +272,8 @@ std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions
       compiled->native = NativeLibrary::load(generate_c(compiled->spec.graph, compiled->programs),
                                              compiled->programs.programs.size(), options);
       compiled->backend = "native (" + compiled->native->path() + ")";
+    } catch (const CompileInterrupted&) {
+      throw;  // the command is stopping: no tape either
     } catch (const Error& e) {
       if (options.backend == NativeOptions::Backend::kNative) throw;
       compiled->backend = std::string("tape (no native code: ") + e.what() + ")";

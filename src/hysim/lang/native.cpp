@@ -2,19 +2,17 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdint>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "hysim/core/errors.hpp"
-
-extern char** environ;
+#include "hysim/lang/compiler.hpp"
 
 // GCC 12 reports a false -Wrestrict inside std::string for "literal" + string (GCC bug
 // 105329); this file builds C source from such concatenations.
@@ -69,50 +67,6 @@ bool is_square(const Graph& graph, const Node& node) {
   return exponent.op == Op::kConstant && exponent.text == "2";
 }
 
-// FNV-1a, 64 bits: the cache key of a source and the command that compiles it.
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Runs argv[0] with the arguments, stderr to `log`; returns the exit status, or -1 when the
-// program cannot be started.
-int run_program(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int started = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (started != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string default_cache_dir() {
-  const std::string xdg = environment("XDG_CACHE_HOME");
-  if (!xdg.empty()) return xdg + "/hysim";
-  const std::string home = environment("HOME");
-  if (!home.empty()) return home + "/.cache/hysim";
-  return "/tmp/hysim-cache";
-}
-
 }  // namespace
 
 NativeOptions NativeOptions::from_environment() {
@@ -126,13 +80,25 @@ NativeOptions NativeOptions::from_environment() {
   const std::string compiler = environment("HYSIM_CC");
   if (!compiler.empty()) options.compiler = compiler;
   options.cache_dir = environment("HYSIM_CACHE_DIR");
-  if (options.cache_dir.empty()) options.cache_dir = default_cache_dir();
+  if (options.cache_dir.empty()) options.cache_dir = native_cache::default_dir();
+  const std::string timeout = environment("HYSIM_CC_TIMEOUT");
+  if (!timeout.empty()) {
+    const char* begin = timeout.c_str();
+    char* end = nullptr;
+    options.compile_timeout = std::strtod(begin, &end);
+    if (end == begin || *end != '\0' || timeout.find_first_of("xXpP") != std::string::npos) {
+      throw InvalidArgument("HYSIM_CC_TIMEOUT='" + timeout + "' is not a decimal number of seconds");
+    }
+  }
   return options;
 }
 
 void NativeOptions::validate() const {
   if (compiler.empty()) throw InvalidArgument("the C compiler for model files is empty (HYSIM_CC)");
-  if (cache_dir.empty()) throw InvalidArgument("the cache directory for model files is empty (HYSIM_CACHE_DIR)");
+  if (!(compile_timeout > 0 && compile_timeout <= 86400)) {
+    throw InvalidArgument("the compiler's time limit (HYSIM_CC_TIMEOUT) must be in (0, 86400] s, not " +
+                          std::to_string(compile_timeout));
+  }
 }
 
 int ProgramSet::add(const Graph& graph, const std::vector<NodeId>& outputs, std::vector<int> where) {
@@ -269,47 +235,156 @@ std::string generate_c(const Graph& graph, const ProgramSet& programs) {
   return out.str();
 }
 
+namespace {
+
+constexpr std::size_t kObjectLimit = std::size_t{1} << 30;  // [bytes] a cached object larger is not read
+constexpr std::size_t kLogLimit = 4000;                     // [chars] of the compiler's message shown
+
+const std::vector<std::string>& compiler_flags() {
+  static const std::vector<std::string> flags = {"-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math"};
+  return flags;
+}
+
+std::string format_seconds(double seconds) {
+  std::ostringstream text;
+  text << seconds << " s";
+  return text.str();
+}
+
+// A private folder made by mkdtemp (mode 0700, a name nobody could guess or hold before),
+// removed with what it holds when this goes out of scope.
+class PrivateFolder {
+ public:
+  explicit PrivateFolder(const std::string& parent) {
+    std::string pattern = parent + "/hysim-build-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a private folder in '" + parent + "' to compile a model: " + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~PrivateFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  PrivateFolder(const PrivateFolder&) = delete;
+  PrivateFolder& operator=(const PrivateFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The folder for a temporary build without a cache: $TMPDIR when absolute, else /tmp.
+std::string temporary_parent() {
+  const std::string tmpdir = environment("TMPDIR");
+  return !tmpdir.empty() && tmpdir.front() == '/' ? tmpdir : "/tmp";
+}
+
+// What the compiler said, cut to kLogLimit characters.
+std::string compiler_message(int log_fd) {
+  std::string message;
+  char buffer[kLogLimit + 1];
+  const ssize_t n = ::pread(log_fd, buffer, sizeof buffer, 0);
+  if (n > 0) message.assign(buffer, static_cast<std::size_t>(n));
+  if (message.size() > kLogLimit) message = message.substr(0, kLogLimit) + "\n...";
+  return message;
+}
+
+// Compiles `source` in `folder`, which is private; returns the object's path. The real cause of
+// a failure is in the message: the compiler's own words, a time limit, a signal, a system error.
+std::string compile_in(const PrivateFolder& folder, const std::string& compiler, const std::string& source,
+                       const NativeOptions& options) {
+  const std::string c_file = folder.path() + "/model.c";
+  const std::string object = folder.path() + "/model.so";
+  const std::string log = folder.path() + "/compile.log";
+  native_cache::write_new_file(c_file, source);
+  native_cache::Descriptor log_fd(::open(log.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!log_fd) throw Error("cannot create '" + log + "': " + std::strerror(errno));
+  // Every path is absolute, so none can be read as an option.
+  std::vector<std::string> args = {compiler};
+  args.insert(args.end(), compiler_flags().begin(), compiler_flags().end());
+  args.insert(args.end(), {"-o", object, c_file, "-lquadmath", "-lm"});
+  const CompilerRun run = run_compiler(args, log_fd.get(), options.compile_timeout, options.stop);
+  const std::string who = "the C compiler '" + compiler + "'";
+  switch (run.outcome) {
+    case CompilerRun::Outcome::kNotStarted:
+      throw Error(who + " could not be started: " + std::strerror(run.status));
+    case CompilerRun::Outcome::kStopped:
+      throw CompileInterrupted(who + " was stopped (the command is stopping) after " + format_seconds(run.seconds));
+    case CompilerRun::Outcome::kTimedOut:
+      throw Error(who + " did not finish within " + format_seconds(options.compile_timeout) +
+                  " (HYSIM_CC_TIMEOUT) and was killed with everything it started");
+    case CompilerRun::Outcome::kSignaled:
+      throw Error(who + " was killed by signal " + std::to_string(run.status) + " (" + strsignal(run.status) + ")");
+    case CompilerRun::Outcome::kExited:
+      if (run.status == 127) throw Error(who + " could not be executed (exit status 127)");
+      if (run.status != 0) {
+        throw Error(who + " failed on a generated model (exit status " + std::to_string(run.status) + "):\n" +
+                    compiler_message(log_fd.get()));
+      }
+      break;
+  }
+  return object;
+}
+
+}  // namespace
+
 std::shared_ptr<const NativeLibrary> NativeLibrary::load(const std::string& source, std::size_t program_count,
                                                          const NativeOptions& options) {
   options.validate();
-  namespace fs = std::filesystem;
-  const std::vector<std::string> flags = {"-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math"};
-  std::string command = options.compiler;
-  for (const auto& f : flags) command += " " + f;
-  char key[17];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(fnv1a(command + "\n" + source)));
-  std::error_code error;
-  fs::create_directories(options.cache_dir, error);
-  if (error) throw Error("cannot create the model cache '" + options.cache_dir + "': " + error.message());
-  const std::string stem = options.cache_dir + "/model-" + key;
-  const std::string library = stem + ".so";
+  const std::string compiler = find_compiler(options.compiler);
+  std::string command = compiler;
+  for (const auto& f : compiler_flags()) command += " " + f;
+  const std::string key = native_cache::sha256_hex(command + "\n" + source);
 
-  if (!fs::exists(library)) {
-    // Compile beside the final name and rename, so that concurrent runs never load half a file.
-    const std::string unique = stem + "." + std::to_string(getpid());
-    const std::string c_file = unique + ".c";
-    const std::string log = unique + ".log";
-    std::ofstream(c_file) << source;
-    std::vector<std::string> args = {options.compiler};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"-o", unique + ".so", c_file, "-lquadmath", "-lm"});
-    const int status = run_program(args, log);
-    std::string message = read_text(log);
-    if (message.size() > 4000) message = message.substr(0, 4000) + "\n...";
-    fs::remove(c_file, error);
-    fs::remove(log, error);
-    if (status != 0) {
-      fs::remove(unique + ".so", error);
-      throw Error(status < 0 ? "the C compiler '" + options.compiler + "' could not be started (HYSIM_CC)"
-                             : "the C compiler '" + options.compiler + "' failed on a generated model:\n" + message);
+  std::string uncached;  // why the cache is not used
+  if (options.cache_dir.empty()) uncached = "no home folder for a cache";
+  std::string folder;
+  if (!options.cache_dir.empty()) {
+    try {
+      folder = native_cache::open_private_dir(options.cache_dir);
+    } catch (const native_cache::CacheRefused&) {
+      throw;
+    } catch (const Error& e) {  // read-only, no space, permission denied: compile without it
+      uncached = e.what();
     }
-    fs::rename(unique + ".so", library, error);
-    if (error) throw Error("cannot move the compiled model into '" + library + "': " + error.message());
   }
+  if (!folder.empty()) {
+    const std::string object = folder + "/model-" + key + ".so";
+    const std::string record = folder + "/model-" + key + ".sha256";
+    if (auto verified = native_cache::open_verified(object, record, key, kObjectLimit)) {
+      return open_loaded(std::move(verified), object, program_count);
+    }
+    // Missing, truncated, corrupt or foreign: built again and put in place, the record last.
+    const PrivateFolder build(folder);
+    const std::string built = compile_in(build, compiler, source, options);
+    native_cache::Descriptor fd(::open(built.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) throw Error("the C compiler wrote no object '" + built + "': " + std::strerror(errno));
+    ::fchmod(fd.get(), 0700);  // private whatever the umask: an object others may write is never loaded
+    const std::string bytes = native_cache::read_private_file(fd.get(), kObjectLimit, "the compiled model '" + built + "'");
+    native_cache::write_new_file(build.path() + "/record", native_cache::record_text(key, native_cache::sha256_hex(bytes)));
+    if (::rename(built.c_str(), object.c_str()) != 0 || ::rename((build.path() + "/record").c_str(), record.c_str()) != 0) {
+      throw Error("cannot put the compiled model into the cache '" + folder + "': " + std::strerror(errno));
+    }
+    return open_loaded(std::move(fd), object, program_count);
+  }
+  const PrivateFolder build(temporary_parent());
+  const std::string built = compile_in(build, compiler, source, options);
+  native_cache::Descriptor fd(::open(built.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) throw Error("the C compiler wrote no object '" + built + "': " + std::strerror(errno));
+  // The mapping outlives the folder, removed when `build` goes out of scope.
+  return open_loaded(std::move(fd), "(uncached: " + uncached + ")", program_count);
+}
 
+std::shared_ptr<const NativeLibrary> NativeLibrary::open_loaded(native_cache::Descriptor fd, const std::string& path,
+                                                                std::size_t program_count) {
   std::shared_ptr<NativeLibrary> lib(new NativeLibrary());
-  lib->path_ = library;
-  lib->handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  lib->path_ = path;
+  // Through the descriptor whose bytes were checked: a file renamed over `path` since then is
+  // not the one loaded. Without /proc, by its path (a folder only its owner can change).
+  const std::string by_descriptor = "/proc/self/fd/" + std::to_string(fd.get());
+  const bool proc = ::access(by_descriptor.c_str(), R_OK) == 0;
+  lib->handle_ = dlopen(proc ? by_descriptor.c_str() : path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib->handle_ == nullptr) throw Error(std::string("cannot load the compiled model: ") + dlerror());
   for (std::size_t p = 0; p < program_count; ++p) {
     const std::string base = "hym_" + std::to_string(p) + "_";
@@ -317,7 +392,7 @@ std::shared_ptr<const NativeLibrary> NativeLibrary::load(const std::string& sour
     void* ld = dlsym(lib->handle_, (base + "ld").c_str());
     void* q = dlsym(lib->handle_, (base + "q").c_str());
     if (d == nullptr || ld == nullptr || q == nullptr) {
-      throw Error("the compiled model '" + library + "' lacks " + base + "*; remove it from the cache");
+      throw Error("the compiled model '" + path + "' lacks " + base + "*");
     }
     lib->double_.push_back(d);
     lib->long_double_.push_back(ld);

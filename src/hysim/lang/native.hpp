@@ -15,13 +15,16 @@
 // as the tape and as C++ models that write the same expressions.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
 #include "hysim/lang/expr.hpp"
+#include "hysim/lang/native_cache.hpp"
 #include "hysim/lang/tape.hpp"
 
 namespace hysim::lang {
@@ -29,9 +32,11 @@ namespace hysim::lang {
 // Where native code comes from. Defaults come from the environment, so that the program and
 // the tests can steer it without an option on every command:
 //   HYSIM_MODEL_BACKEND = auto (default) | native | tape
-//   HYSIM_CC            = the C compiler (default: cc)
-//   HYSIM_CACHE_DIR     = the cache of compiled models (default: $XDG_CACHE_HOME/hysim, or
-//                         $HOME/.cache/hysim, or /tmp/hysim-cache)
+//   HYSIM_CC            = the C compiler, one program: a path or a name on PATH (default: cc)
+//   HYSIM_CACHE_DIR     = the cache of compiled models (default: a per-user folder,
+//                         lang/native_cache.hpp; none without a home folder)
+//   HYSIM_CC_TIMEOUT    = [s] the compiler's time limit (default 300)
+// docs/security.md says why a cached object can be trusted.
 struct NativeOptions {
   enum class Backend {
     kAuto,    // native code when the compiler works, else the tape
@@ -40,11 +45,24 @@ struct NativeOptions {
   };
   Backend backend = Backend::kAuto;
   std::string compiler = "cc";
+  // Empty: no cache; each load compiles in a private temporary folder, removed after loading.
   std::string cache_dir;
+  // [s] > 0: a compiler still running then is killed with everything it started.
+  double compile_timeout = 300;
+  // When set and raised (SIGINT, SIGTERM, --time-limit), a running compiler is killed and
+  // load() throws CompileInterrupted.
+  const std::atomic<bool>* stop = nullptr;
 
   static NativeOptions from_environment();
-  // Throws InvalidArgument for an unknown backend name or an empty compiler.
+  // Throws InvalidArgument for an unknown backend name, an empty compiler or a compile
+  // timeout that is not a positive number of seconds (at most a day).
   void validate() const;
+};
+
+// The compiler was stopped by the caller's stop flag: not a reason to fall back to the tape.
+class CompileInterrupted : public Error {
+ public:
+  using Error::Error;
 };
 
 // The programs of a model and the constant slots they read, numbered in a fixed order.
@@ -74,8 +92,10 @@ class NativeLibrary {
                             const typename RawScalar<S>::type* prior, const typename RawScalar<S>::type* field,
                             typename RawScalar<S>::type* out);
 
-  // Compiles `source` (or finds it in the cache) and loads it. Throws Error with the
-  // compiler's message when it cannot.
+  // Compiles `source` (or finds it, checked, in the cache) and loads it. Throws Error with the
+  // cause when it cannot (the compiler's message, its time limit, the system's reason),
+  // native_cache::CacheRefused when the cache folder is not private, CompileInterrupted when
+  // options.stop is raised.
   static std::shared_ptr<const NativeLibrary> load(const std::string& source, std::size_t program_count,
                                                    const NativeOptions& options);
   ~NativeLibrary();
@@ -84,10 +104,14 @@ class NativeLibrary {
 
   template <class S>
   Function<S> function(int program) const;
+  // Where the object was loaded from, or "(uncached)" with the private folder it was built in.
   const std::string& path() const { return path_; }
 
  private:
   NativeLibrary() = default;
+  // dlopen through the open object `fd`; `path` names it in messages.
+  static std::shared_ptr<const NativeLibrary> open_loaded(native_cache::Descriptor fd, const std::string& path,
+                                                          std::size_t program_count);
   void* handle_ = nullptr;
   std::string path_;
   std::vector<void*> double_, long_double_, float128_;
