@@ -164,6 +164,24 @@ TEST_F(NativeCache, CompilesOnceThenLoadsTheCheckedObject) {
   EXPECT_EQ(entries, 2);
 }
 
+// Two models loaded at once, cached or not, each compute their own function (dlopen knows
+// objects by name: two models must never share one).
+TEST_F(NativeCache, TwoModelsLoadedAtOnceStayApart) {
+  std::string tripling = doubling_source("tripling");
+  for (std::size_t at = tripling.find("2 * x[0]"); at != std::string::npos; at = tripling.find("2 * x[0]")) {
+    tripling.replace(at, 8, "3 * x[0]");
+  }
+  for (const bool cached : {true, false}) {
+    if (!cached) options_.cache_dir.clear();
+    const auto doubling = NativeLibrary::load(doubling_source("apart"), 1, options_);
+    const auto triple = NativeLibrary::load(tripling, 1, options_);
+    const auto doubling_again = NativeLibrary::load(doubling_source("apart"), 1, options_);
+    EXPECT_EQ(evaluate(*doubling, 1.0), 2.5) << cached;
+    EXPECT_EQ(evaluate(*triple, 1.0), 3.5) << cached;
+    EXPECT_EQ(evaluate(*doubling_again, 1.0), 2.5) << cached;
+  }
+}
+
 // A truncated, corrupt or foreign object, or a lost record, is rebuilt and never loaded; a
 // foreign object's constructor never runs.
 TEST_F(NativeCache, DamagedObjectIsRebuiltNeverLoaded) {

@@ -293,9 +293,9 @@ std::string compiler_message(int log_fd) {
 // Compiles `source` in `folder`, which is private; returns the object's path. The real cause of
 // a failure is in the message: the compiler's own words, a time limit, a signal, a system error.
 std::string compile_in(const PrivateFolder& folder, const std::string& compiler, const std::string& source,
-                       const NativeOptions& options) {
+                       const std::string& key, const NativeOptions& options) {
   const std::string c_file = folder.path() + "/model.c";
-  const std::string object = folder.path() + "/model.so";
+  const std::string object = folder.path() + "/model-" + key + ".so";
   const std::string log = folder.path() + "/compile.log";
   native_cache::write_new_file(c_file, source);
   native_cache::Descriptor log_fd(::open(log.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -352,13 +352,11 @@ std::shared_ptr<const NativeLibrary> NativeLibrary::load(const std::string& sour
   if (!folder.empty()) {
     const std::string object = folder + "/model-" + key + ".so";
     const std::string record = folder + "/model-" + key + ".sha256";
-    if (auto verified = native_cache::open_verified(object, record, key, kObjectLimit)) {
-      return open_loaded(std::move(verified), object, program_count);
-    }
+    if (native_cache::open_verified(object, record, key, kObjectLimit)) return open_loaded(object, object, program_count);
     // Missing, truncated, corrupt or foreign: built again and put in place, the record last.
     const PrivateFolder build(folder);
-    const std::string built = compile_in(build, compiler, source, options);
-    native_cache::Descriptor fd(::open(built.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    const std::string built = compile_in(build, compiler, source, key, options);
+    const native_cache::Descriptor fd(::open(built.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd) throw Error("the C compiler wrote no object '" + built + "': " + std::strerror(errno));
     ::fchmod(fd.get(), 0700);  // private whatever the umask: an object others may write is never loaded
     const std::string bytes = native_cache::read_private_file(fd.get(), kObjectLimit, "the compiled model '" + built + "'");
@@ -366,25 +364,24 @@ std::shared_ptr<const NativeLibrary> NativeLibrary::load(const std::string& sour
     if (::rename(built.c_str(), object.c_str()) != 0 || ::rename((build.path() + "/record").c_str(), record.c_str()) != 0) {
       throw Error("cannot put the compiled model into the cache '" + folder + "': " + std::strerror(errno));
     }
-    return open_loaded(std::move(fd), object, program_count);
+    return open_loaded(object, object, program_count);
   }
   const PrivateFolder build(temporary_parent());
-  const std::string built = compile_in(build, compiler, source, options);
-  native_cache::Descriptor fd(::open(built.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) throw Error("the C compiler wrote no object '" + built + "': " + std::strerror(errno));
+  const std::string built = compile_in(build, compiler, source, key, options);
   // The mapping outlives the folder, removed when `build` goes out of scope.
-  return open_loaded(std::move(fd), "(uncached: " + uncached + ")", program_count);
+  return open_loaded(built, "(uncached: " + uncached + ")", program_count);
 }
 
-std::shared_ptr<const NativeLibrary> NativeLibrary::open_loaded(native_cache::Descriptor fd, const std::string& path,
+std::shared_ptr<const NativeLibrary> NativeLibrary::open_loaded(const std::string& file, const std::string& shown,
                                                                 std::size_t program_count) {
   std::shared_ptr<NativeLibrary> lib(new NativeLibrary());
-  lib->path_ = path;
-  // Through the descriptor whose bytes were checked: a file renamed over `path` since then is
-  // not the one loaded. Without /proc, by its path (a folder only its owner can change).
-  const std::string by_descriptor = "/proc/self/fd/" + std::to_string(fd.get());
-  const bool proc = ::access(by_descriptor.c_str(), R_OK) == 0;
-  lib->handle_ = dlopen(proc ? by_descriptor.c_str() : path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  lib->path_ = shown;
+  // By its path, unique to its key: dlopen returns an object already loaded under the same
+  // name without reading the file, and that object is this model's. The folder is private, so
+  // only the user's own hysim can have renamed another object of this key over it since the
+  // check. (Not /proc/self/fd/N: dlopen would take a reused descriptor number for an object
+  // still loaded under that name, another model's.)
+  lib->handle_ = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib->handle_ == nullptr) throw Error(std::string("cannot load the compiled model: ") + dlerror());
   for (std::size_t p = 0; p < program_count; ++p) {
     const std::string base = "hym_" + std::to_string(p) + "_";
@@ -392,7 +389,7 @@ std::shared_ptr<const NativeLibrary> NativeLibrary::open_loaded(native_cache::De
     void* ld = dlsym(lib->handle_, (base + "ld").c_str());
     void* q = dlsym(lib->handle_, (base + "q").c_str());
     if (d == nullptr || ld == nullptr || q == nullptr) {
-      throw Error("the compiled model '" + path + "' lacks " + base + "*");
+      throw Error("the compiled model '" + shown + "' lacks " + base + "*");
     }
     lib->double_.push_back(d);
     lib->long_double_.push_back(ld);

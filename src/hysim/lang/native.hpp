@@ -109,8 +109,8 @@ class NativeLibrary {
 
  private:
   NativeLibrary() = default;
-  // dlopen through the open object `fd`; `path` names it in messages.
-  static std::shared_ptr<const NativeLibrary> open_loaded(native_cache::Descriptor fd, const std::string& path,
+  // dlopen of the object `file`; `shown` names it in path() and messages.
+  static std::shared_ptr<const NativeLibrary> open_loaded(const std::string& file, const std::string& shown,
                                                           std::size_t program_count);
   void* handle_ = nullptr;
   std::string path_;

@@ -12,9 +12,8 @@
 // root and writable by nobody else unless sticky (/tmp). Then no other user can create, replace,
 // rename or remove a file in it, and every name in it is the owner's.
 //
-// What is loaded. A compiled object model-KEY.so is loaded only if the SHA-256 of its bytes is
-// the one recorded in model-KEY.sha256 when it was built, read through the descriptor that
-// dlopen then loads (/proc/self/fd/N), so the bytes checked are the bytes mapped. A truncated,
+// What is loaded. A compiled object model-KEY.so is loaded only if it is a private regular file
+// and the SHA-256 of its bytes is the one recorded in model-KEY.sha256 when it was built. A truncated,
 // corrupt or foreign object (one written by another program, or left by a build that died) does
 // not match and is rebuilt, never loaded. KEY is the SHA-256 of the compiler's path, its flags
 // and the generated C, so two models never share an object.
