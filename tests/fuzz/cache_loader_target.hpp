@@ -45,10 +45,26 @@ inline std::string file_bytes(const std::string& path) {
   return bytes.str();
 }
 
-inline const CachedModel& cached_model() {
-  static const CachedModel model = [] {
+// A private temporary folder, removed at exit.
+struct TemporaryFolder {
+  std::string path;
+  TemporaryFolder() {
     std::string pattern = (std::filesystem::temp_directory_path() / "hysim-cache-fuzz-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    path = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+};
+
+inline const CachedModel& cached_model() {
+  static const TemporaryFolder folder;
+  static const CachedModel model = [] {
+    const std::string pattern = folder.path;
     lang::NativeOptions options;
     options.backend = lang::NativeOptions::Backend::kNative;
     options.cache_dir = pattern + "/cache";
@@ -68,7 +84,6 @@ inline const CachedModel& cached_model() {
     m.object = file_bytes(m.object_path());
     m.record = file_bytes(m.record_path());
     if (m.key.size() != 64 || !lang::native_cache::record_matches(m.record, m.key, m.object)) std::abort();
-    std::atexit([] { std::filesystem::remove_all(std::filesystem::path(cached_model().folder).parent_path()); });
     return m;
   }();
   return model;
