@@ -9,6 +9,7 @@
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/comparison.hpp"
+#include "apps/out_folder.hpp"
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
@@ -84,7 +85,8 @@ int compare(const CompareRequest& request) {
 
   if (!request.out_dir.empty()) {
     const std::filesystem::path out_dir = request.out_dir;
-    std::filesystem::create_directories(out_dir);
+    // An earlier compare.json goes first: the new one replaces it whole, after compare.csv.
+    prepare_out_folder(out_dir, {"compare.csv", "compare.json"}, {"compare.csv"});
     exact.write_csv(out_dir / "compare.csv");
     write_json(out_dir / "compare.json", c.json());
     std::cout << "\nwrote " << (out_dir / "compare.csv").string() << ", " << (out_dir / "compare.json").string()

@@ -55,6 +55,8 @@ class Recorder final : public Observer<S> {
   void check_written() {
     if (csv_) csv_->check_written();
   }
+  // "write failed: FILE: REASON" once a write failed (the run ends there); empty before.
+  std::string write_error() const { return csv_ ? csv_->write_error() : std::string(); }
   // Prints what the abbreviated table held back: the last rows, after a line saying how many
   // were left out.
   void finish_table();

@@ -14,6 +14,7 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
+#include "apps/out_folder.hpp"
 #include "apps/recorder.hpp"
 #include "apps/rule_run.hpp"
 #include "apps/stop.hpp"
@@ -54,29 +55,74 @@ int run_model(const RunRequest& request) {
   const TableMode table = request.table_mode();
   const OutputFiles files = OutputFiles::parse(request.files);
   const std::filesystem::path out_dir = request.out_dir;
-  Recorder<S> recorder(out_dir, files, table, table == TableMode::kNone ? nullptr : &std::cout);
+  const nlohmann::json options = request_options_json(request.options, request.choice, values);
 
   const auto write_stats = [&](const RunResult<S>& result, double wall_seconds) {
     if (out_dir.empty() || !files.stats) return;
-    write_json(out_dir / "stats.json", run_report_json(model.name, request_options_json(request.options, request.choice, values),
-                                                       result, wall_seconds));
+    nlohmann::json report = run_report_json(model.name, options, result, wall_seconds);
+    report["status"] = "finished";
+    try {
+      write_json(out_dir / "stats.json", report);
+    } catch (const Error&) {
+      // A full disk has no room for the copy beside it: the report replaces the "running"
+      // marker in place, in the space the marker frees, or the marker goes.
+      const std::filesystem::path file = out_dir / "stats.json";
+      {
+        std::ofstream out(file, std::ios::trunc);
+        out << report.dump() << '\n' << std::flush;
+        if (out) return;
+      }
+      std::error_code ignored;
+      std::filesystem::remove(file, ignored);
+      throw;
+    }
   };
+  if (!out_dir.empty()) {
+    // The files of an earlier run that this one does not write go; stats.json says "running"
+    // until the run ends, so that a killed run's stats.json does not contradict its CSVs.
+    std::vector<std::string> writes;
+    if (files.events) writes.emplace_back("events.csv");
+    if (files.trajectory) writes.emplace_back("trajectory.csv");
+    if (files.steps) writes.emplace_back("steps.csv");
+    if (files.stats) writes.emplace_back("stats.json");
+    prepare_out_folder(out_dir, {"events.csv", "trajectory.csv", "steps.csv", "stats.json"}, writes);
+    if (files.stats) write_json(out_dir / "stats.json", {{"model", model.name}, {"options", options}, {"status", "running"}});
+  }
+  Recorder<S> recorder(out_dir, files, table, table == TableMode::kNone ? nullptr : &std::cout);
   if (isatty(STDERR_FILENO)) recorder.show_progress(&std::cerr, to_double(model.t0), request.options.t_end);
   simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
   const auto start = std::chrono::steady_clock::now();
-  const RunResult<S> result = simulator.run(&recorder);
+  RunResult<S> result = simulator.run(&recorder);
   recorder.finish_table();
+  if (result.reason != RunReason::kFailed) {
+    try {
+      recorder.check_written();  // the last rows reach the files at the end
+    } catch (const Error& error) {
+      result.reason = RunReason::kFailed;  // what was computed is not all in the files
+      result.message = error.what();
+    }
+  }
   if (result.reason == RunReason::kFailed) {
     recorder.flush();
     const double wall = seconds_since(start);
     if (!out_dir.empty()) {
-      write_stats(result, wall - recorder.seconds_in_observer());
-      std::cerr << "hysim: the run failed; " << out_dir.string() << " holds its output up to t = "
-                << format_scalar(recorder.last_t()) << "\n";
+      try {
+        write_stats(result, wall - recorder.seconds_in_observer());
+      } catch (const Error& error) {  // no room for it at all: the run's own error is the one to report
+        std::cerr << "hysim: " << error.what() << "; stats.json is not written\n";
+      }
+      if (recorder.write_error().empty()) {
+        std::cerr << "hysim: the run failed; " << out_dir.string() << " holds its output up to t = "
+                  << format_scalar(recorder.last_t()) << "\n";
+      } else {
+        std::cerr << "hysim: the run stopped at t = " << format_scalar(recorder.last_t())
+                  << ", where its output could not be written\n";
+      }
     }
     throw SimulationError(result.message);  // main reports it and exits non-zero
   }
   const double wall_simulation = std::max(0.0, seconds_since(start) - recorder.seconds_in_observer());
+  if (!out_dir.empty()) write_stats(result, wall_simulation);  // before the summary: it may fail
 
   const auto& s = result.stats;
   std::cout << (table == TableMode::kNone ? "" : "\n") << model.name << ": " << result.message << "\n"
@@ -84,8 +130,6 @@ int run_model(const RunRequest& request) {
             << s.rhs_evals << " field evaluations, " << s.guard_evals << " guard evaluations, " << s.root_iterations
             << " root iterations; " << std::setprecision(3) << wall_simulation << " s\n";
   if (!out_dir.empty()) {
-    recorder.check_written();
-    write_stats(result, wall_simulation);
     std::string wrote;
     for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + path.string();
     if (!wrote.empty()) std::cout << "wrote " << wrote << "\n";

@@ -1,7 +1,9 @@
 #include "apps/table.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -44,14 +46,18 @@ std::string csv_cell(const std::string& cell) {
 }  // namespace
 
 void Table::write_csv(const std::filesystem::path& path) const {
+  errno = 0;
   std::ofstream out(path);
-  if (!out) throw InvalidArgument("cannot write " + path.string());
+  if (!out) throw InvalidArgument("cannot write " + path.string() + (errno ? ": " + std::string(std::strerror(errno)) : ""));
   auto write_line = [&](const std::vector<std::string>& line) {
     for (std::size_t c = 0; c < line.size(); ++c) out << (c ? "," : "") << csv_cell(line[c]);
     out << "\n";
   };
+  errno = 0;
   write_line(header);
   for (const auto& row : rows) write_line(row);
+  out.flush();
+  if (!out) throw Error("write failed: " + path.string() + ": " + (errno ? std::strerror(errno) : "write error"));
 }
 
 void Table::print_markdown(std::ostream& out) const {

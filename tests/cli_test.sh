@@ -174,8 +174,14 @@ mkdir -p "$TMP/tiny"
 if mount -t tmpfs -o size=256k tmpfs "$TMP/tiny" 2>/dev/null; then
   "$HYSIM" run pwm-servo --t-end 1000 --quiet --out "$TMP/tiny/run" >"$TMP/tiny.out" 2>"$TMP/tiny.err"
   check "run --out on a full disk exits 1" test $? -eq 1
-  check "... naming the file that could not be written" grep -q "writing $TMP/tiny/run/.*.csv failed (is the disk full?)" "$TMP/tiny.err"
-  check "... and not claiming to have written it" bash -c "! grep -q '^wrote' '$TMP/tiny.out'"
+  check "... naming the file that could not be written" \
+    grep -q "hysim: error: write failed: $TMP/tiny/run/[a-z]*.csv: No space left on device" "$TMP/tiny.err"
+  check "... and not claiming to have written it, nor to have reached t_end" \
+    bash -c "! grep -q '^wrote\|reached t_end' '$TMP/tiny.out'"
+  check "... stats.json says why, in the space its marker held" python3 -c "
+import json, sys
+s = json.load(open('$TMP/tiny/run/stats.json'))
+sys.exit(0 if s['status'] == 'finished' and s['error'].startswith('write failed: ') else 1)"
   umount "$TMP/tiny"
 else
   echo "note: no tmpfs can be mounted here; the full-disk check did not run"

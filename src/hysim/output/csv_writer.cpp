@@ -1,5 +1,7 @@
 #include "hysim/output/csv_writer.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <limits>
 #include <system_error>
 
@@ -19,8 +21,9 @@ void append_number(std::string& line, const S& v) {
 }
 
 std::ofstream open_csv(const std::filesystem::path& path) {
+  errno = 0;
   std::ofstream out(path);
-  if (!out) throw InvalidArgument("cannot write " + path.string());
+  if (!out) throw InvalidArgument("cannot write " + path.string() + (errno ? ": " + std::string(std::strerror(errno)) : ""));
   return out;
 }
 
@@ -52,6 +55,7 @@ void CsvWriter<S>::on_start(const Model<S>& model, const SimulationOptions&) {
     trajectory_ << "t,mode";
     for (const auto& name : model.state_names) trajectory_ << ',' << name;
     trajectory_ << '\n';
+    check(trajectory_);
   }
   if (events_.is_open()) {
     events_ << "index,t,from,to,class,guard,one_sided";
@@ -59,8 +63,12 @@ void CsvWriter<S>::on_start(const Model<S>& model, const SimulationOptions&) {
     for (const auto& name : model.state_names) events_ << ',' << name << '+';
     events_ << '\n';
     events_.flush();
+    check(events_);
   }
-  if (steps_.is_open()) steps_ << "t,h,limit\n";
+  if (steps_.is_open()) {
+    steps_ << "t,h,limit\n";
+    check(steps_);
+  }
 }
 
 template <class S>
@@ -77,6 +85,7 @@ void CsvWriter<S>::on_sample(S t, int mode, std::span<const S> x) {
   }
   line_ += '\n';
   trajectory_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+  check(trajectory_);
 }
 
 template <class S>
@@ -104,6 +113,7 @@ void CsvWriter<S>::on_event(const EventRecord<S>& r) {
   line_ += '\n';
   events_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
   events_.flush();  // the event log survives a run that fails later
+  check(events_);
 }
 
 template <class S>
@@ -117,6 +127,7 @@ void CsvWriter<S>::on_step(S t, S h, StepLimit limit) {
   line_ += step_limit_name(limit);
   line_ += '\n';
   steps_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+  check(steps_);
 }
 
 template <class S>
@@ -126,19 +137,34 @@ void CsvWriter<S>::on_finish(const RunResult<S>&) {
 
 template <class S>
 void CsvWriter<S>::flush() {
-  if (trajectory_.is_open()) trajectory_.flush();
-  if (events_.is_open()) events_.flush();
-  if (steps_.is_open()) steps_.flush();
+  for (std::ofstream* stream : {&trajectory_, &events_, &steps_}) {
+    if (!stream->is_open() || !*stream) continue;
+    errno = 0;
+    stream->flush();
+    if (!*stream && error_.empty()) error_ = failure(*stream, errno);
+  }
+}
+
+template <class S>
+std::string CsvWriter<S>::failure(const std::ofstream& stream, int error) const {
+  const char* name = &stream == &events_ ? "events.csv" : &stream == &trajectory_ ? "trajectory.csv" : "steps.csv";
+  return "write failed: " + (folder_ / name).string() + ": " + (error != 0 ? std::strerror(error) : "write error");
+}
+
+template <class S>
+void CsvWriter<S>::check(const std::ofstream& stream) {
+  // A stream fails when its buffer cannot be written (a full disk, a file size limit): the
+  // run stops there, as a failed run, instead of computing rows that are lost. errno is that
+  // of the write that failed: nothing between it and here sets it.
+  if (stream) return;
+  if (error_.empty()) error_ = failure(stream, errno);
+  throw SimulationError(error_);
 }
 
 template <class S>
 void CsvWriter<S>::check_written() {
   flush();
-  const std::pair<const std::ofstream*, const char*> streams[] = {
-      {&events_, "events.csv"}, {&trajectory_, "trajectory.csv"}, {&steps_, "steps.csv"}};
-  for (const auto& [stream, name] : streams) {
-    if (stream->is_open() && !*stream) throw Error("writing " + (folder_ / name).string() + " failed (is the disk full?)");
-  }
+  if (!error_.empty()) throw Error(error_);
 }
 
 template class CsvWriter<double>;

@@ -11,6 +11,10 @@
 //
 // Numbers are written with the round-trip digits of S (17 for double, 21 for long double, 36
 // for float128).
+//
+// A write that fails (a full disk, a file size limit) ends the run: the callback throws
+// SimulationError("write failed: FILE: REASON"), so the run ends failed with that message at
+// the last row written instead of computing rows that are lost.
 #pragma once
 
 #include <filesystem>
@@ -44,9 +48,11 @@ class CsvWriter final : public Observer<S> {
 
   // Flushes every file (on_finish does; call it after a run that threw).
   void flush();
-  // Flushes, then throws Error naming the first file that could not be written in full (a
-  // full disk): call it before reporting the files as written.
+  // Flushes, then throws Error("write failed: FILE: REASON") for the first file that could not
+  // be written in full (a full disk): call it before reporting the files as written.
   void check_written();
+  // "write failed: FILE: REASON" for the first write that failed; empty while none has.
+  const std::string& write_error() const { return error_; }
   // The files being written.
   std::vector<std::filesystem::path> files() const;
   // The time of the last sample written.
@@ -58,6 +64,11 @@ class CsvWriter final : public Observer<S> {
   std::ofstream events_, trajectory_, steps_;
   S last_t_ = S(0);
   std::string line_;  // the row being written, reused
+  std::string error_;  // the first write that failed
+
+  // Throws SimulationError after a write to `stream` failed.
+  void check(const std::ofstream& stream);
+  std::string failure(const std::ofstream& stream, int error) const;
 };
 
 extern template class CsvWriter<double>;

@@ -1,5 +1,7 @@
 #include "hysim/output/run_report.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <system_error>
 
@@ -39,18 +41,24 @@ void write_json(const std::filesystem::path& file, const nlohmann::json& json) {
   std::filesystem::path partial = file;
   partial += ".partial";
   {
+    errno = 0;
     std::ofstream out(partial);
-    out << json.dump(2) << '\n';
-    out.close();
     if (!out) {
+      throw InvalidArgument("cannot write " + file.string() + (errno ? ": " + std::string(std::strerror(errno)) : ""));
+    }
+    out << json.dump(2) << '\n';
+    out.flush();
+    const int error = errno;
+    out.close();
+    if (!out) {  // a full disk: not the caller's argument, an error of the run (exit 1)
       std::error_code ignored;
       std::filesystem::remove(partial, ignored);
-      throw InvalidArgument("cannot write " + file.string());
+      throw Error("write failed: " + file.string() + ": " + (error ? std::strerror(error) : "write error"));
     }
   }
   std::error_code error;
   std::filesystem::rename(partial, file, error);
-  if (error) throw InvalidArgument("cannot write " + file.string() + ": " + error.message());
+  if (error) throw Error("write failed: " + file.string() + ": " + error.message());
 }
 
 template nlohmann::json run_report_json(const std::string&, nlohmann::json, const RunResult<double>&, double);

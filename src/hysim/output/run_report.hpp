@@ -31,7 +31,8 @@ nlohmann::json run_report_json(const std::string& model, nlohmann::json options,
 
 // Writes `json` (indented, newline-terminated) to `file` whole or not at all: into a temporary
 // file beside it, then renamed over it. Throws InvalidArgument naming the file when it cannot be
-// written (a missing folder, a full disk).
+// created (a missing folder), Error("write failed: FILE: REASON") when it cannot be written (a
+// full disk).
 void write_json(const std::filesystem::path& file, const nlohmann::json& json);
 
 // An Observer that writes the report to `file` when the run finishes (also when it fails).
