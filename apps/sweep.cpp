@@ -10,10 +10,12 @@
 // (CSV, streamed: a million runs take constant memory) has per run: its index, the swept
 // values, how it ended, its events, the first --events event times, the final state, the
 // work counters and the wall time. Every column but the wall time is the same whatever --jobs.
+#include <cerrno>
 #include <chrono>
 #include <functional>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -26,6 +28,7 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
+#include "apps/out_folder.hpp"
 #include "apps/sweep.hpp"
 #include "apps/stop.hpp"
 #include "apps/stopwatch.hpp"
@@ -223,22 +226,43 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   const Model<S> probe = entry.make<S>(base);
   std::vector<std::string> header = {"run"};
   for (const Axis& axis : axes) header.push_back(axis.name);
-  for (const char* column : {"reason", "t", "mode", "events"}) header.emplace_back(column);
+  for (const char* column : {"reason", "message", "t", "mode", "events"}) header.emplace_back(column);
   for (int k = 1; k <= request.event_columns; ++k) header.push_back("t_event" + std::to_string(k));
   for (const auto& name : probe.state_names) header.push_back(name);
   for (const char* column : {"steps", "rejected", "field_evals", "guard_evals", "wall_s"}) header.emplace_back(column);
+  if (!request.out_dir.empty()) {  // an earlier sweep's per-run files that this one does not write
+    remove_stale_runs(request.out_dir, [&](std::int64_t run) { return request.run_files && run >= first && run < first + count; });
+  }
   header_out(header);
 
+  const std::size_t columns = header.size();
   std::mutex build;  // models are built one at a time (a model file's native code is shared)
   const auto job = [&](std::int64_t part) {
     const std::int64_t i = first + part;
     const std::vector<std::string> swept = plan.values_of(i);
+    std::vector<std::string> cells = {std::to_string(i)};
+    cells.insert(cells.end(), swept.begin(), swept.end());
+    // A row of how the run ended without running: the counters and the state stay empty.
+    const auto without_run = [&](const char* reason, std::string message) {
+      cells.emplace_back(reason);
+      cells.push_back(std::move(message));
+      cells.resize(columns);
+      return cells;
+    };
+    if (stop_flag().load(std::memory_order_relaxed)) return without_run("not_run", "");  // SIGINT, SIGTERM, --time-limit
     ParameterValues values = base;
     for (std::size_t a = 0; a < axes.size(); ++a) values.set(axes[a].name, swept[a]);
     std::unique_ptr<const Model<S>> model;
-    {
+    std::unique_ptr<Simulator<S>> simulator;
+    try {
+      // Values that break the model's `require`, or its horizon: this run fails, the others go on.
       std::lock_guard lock(build);
       model = std::make_unique<const Model<S>>(entry.make<S>(values));
+      simulator = std::make_unique<Simulator<S>>(*model, options);
+    } catch (const InvalidArgument& error) {
+      return without_run("failed", error.what());
+    } catch (const ModelError& error) {
+      return without_run("failed", error.what());
     }
     FirstEvents<S> events(static_cast<std::size_t>(request.event_columns));
     // Per-run files only on request: DIR/runs/<run>/events.csv and trajectory.csv.
@@ -247,13 +271,11 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
     Observers<S> observers{&events, files.get()};
     Observer<S>* observer = files ? static_cast<Observer<S>*>(&observers) : &events;
     const auto start = std::chrono::steady_clock::now();
-    Simulator<S> simulator(*model, options);
-    simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
-    const RunResult<S> result = simulator.run(observer);
+    simulator->stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
+    const RunResult<S> result = simulator->run(observer);
     const double wall = seconds_since(start);
-    std::vector<std::string> cells = {std::to_string(i)};
-    cells.insert(cells.end(), swept.begin(), swept.end());
     cells.emplace_back(run_reason_name(result.reason));
+    cells.push_back(result.failed() ? result.message : "");
     cells.push_back(format_scalar(result.t, 17));
     cells.push_back(result.mode >= 0 ? model->modes[static_cast<std::size_t>(result.mode)].name : "");
     cells.push_back(std::to_string(result.stats.events));
@@ -278,6 +300,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   const std::size_t reason = 1 + axes.size();
   run_ensemble<std::vector<std::string>>(count, ensemble, job, [&](std::int64_t, std::vector<std::string>&& cells) {
     summary.failed += cells[reason] == run_reason_name(RunReason::kFailed) ? 1 : 0;
+    summary.not_run += cells[reason] == "not_run" ? 1 : 0;
     row_out(std::move(cells));
   });
   summary.seconds = seconds_since(total);
@@ -289,8 +312,25 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
 // non-finite cell null.
 std::string json_cell(const std::string& column, const std::string& cell) {
   if (column == "reason" || column == "mode") return nlohmann::json(cell).dump();
+  if (column == "message") return cell.empty() ? "null" : nlohmann::json(cell).dump();
   if (cell.empty() || cell == "nan" || cell == "inf" || cell == "-inf") return "null";
   return cell;
+}
+
+// A CSV cell: quoted when it holds a comma, a quote or a line break (a message).
+std::string csv_cell(const std::string& cell) {
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
+  std::string quoted = "\"";
+  for (const char c : cell) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string write_failed(const std::filesystem::path& file, int error) {
+  return "write failed: " + (file.empty() ? std::string("standard output") : file.string()) + ": " +
+         (error != 0 ? std::strerror(error) : "write error");
 }
 
 // The command: the summary as CSV (to DIR/summary.csv, or stdout) and, with --out, as JSON
@@ -298,46 +338,83 @@ std::string json_cell(const std::string& column, const std::string& cell) {
 int sweep_command(const SweepRequest& request) {
   std::unique_ptr<std::ofstream> file, json;
   std::ostream* out = &std::cout;
-  std::filesystem::path path, json_path;
+  std::filesystem::path path, json_path, json_partial;
   std::vector<std::string> columns;
   std::int64_t written = 0;
+  // Every write is checked: a full disk stops the sweep there (exit 1), not at its end.
+  const auto check = [&](std::ostream& stream, const std::filesystem::path& name) {
+    if (!stream) throw Error(write_failed(name, errno));
+  };
   const auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t c = 0; c < cells.size(); ++c) *out << (c == 0 ? "" : ",") << cells[c];
+    errno = 0;
+    for (std::size_t c = 0; c < cells.size(); ++c) *out << (c == 0 ? "" : ",") << csv_cell(cells[c]);
     *out << '\n';
     if (++written % 1000 == 0) out->flush();
+    check(*out, path);
   };
-  const SweepSummary summary = run_sweep(
-      request,
-      [&](const std::vector<std::string>& header) {  // every input is checked by now
-        columns = header;
-        if (!request.out_dir.empty()) {
-          std::filesystem::create_directories(request.out_dir);
-          path = std::filesystem::path(request.out_dir) / "summary.csv";
-          json_path = std::filesystem::path(request.out_dir) / "summary.json";
-          file = std::make_unique<std::ofstream>(path);
-          json = std::make_unique<std::ofstream>(json_path);
-          if (!*file || !*json) throw InvalidArgument("--out: cannot write " + path.string() + " and " + json_path.string());
-          out = file.get();
-          *json << "[";
-        }
-        line(header);
-      },
-      [&](std::vector<std::string>&& cells) {
-        line(cells);
-        if (!json) return;
-        *json << (written > 2 ? ",\n{" : "\n{");
-        for (std::size_t c = 0; c < cells.size(); ++c) {
-          *json << (c == 0 ? "" : ", ") << nlohmann::json(columns[c]).dump() << ": " << json_cell(columns[c], cells[c]);
-        }
-        *json << "}";
-      });
-  out->flush();
-  if (json) *json << "\n]\n" << std::flush;
-  if (!*out || (json && !*json)) throw Error("sweep: writing the summary failed (disk full?)");
-  std::cerr << "sweep: " << summary.runs << " runs of " << request.choice.entry().name << " in "
+  // summary.json is written beside its place and renamed there when closed, also after an
+  // error: it is valid JSON, or absent (a killed sweep), never cut short.
+  bool json_closed = false;
+  const auto close_json = [&] {
+    if (!json || json_closed) return;
+    json_closed = true;
+    errno = 0;
+    *json << "\n]\n" << std::flush;
+    check(*json, json_path);
+    json->close();
+    std::error_code error;
+    std::filesystem::rename(json_partial, json_path, error);
+    if (error) throw Error("write failed: " + json_path.string() + ": " + error.message());
+  };
+  SweepSummary summary;
+  try {
+    summary = run_sweep(
+        request,
+        [&](const std::vector<std::string>& header) {  // every input is checked by now
+          columns = header;
+          if (!request.out_dir.empty()) {
+            const std::filesystem::path dir = request.out_dir;
+            // An earlier summary.json goes now: the new one appears when complete.
+            prepare_out_folder(dir, {"summary.csv", "summary.json"}, {"summary.csv"});
+            path = dir / "summary.csv";
+            json_path = dir / "summary.json";
+            json_partial = dir / "summary.json.partial";
+            file = std::make_unique<std::ofstream>(path);
+            json = std::make_unique<std::ofstream>(json_partial);
+            if (!*file || !*json) throw InvalidArgument("--out: cannot write " + path.string() + " and " + json_path.string());
+            out = file.get();
+            *json << "[";
+          }
+          line(header);
+        },
+        [&](std::vector<std::string>&& cells) {
+          line(cells);
+          if (!json) return;
+          errno = 0;
+          *json << (written > 2 ? ",\n{" : "\n{");
+          for (std::size_t c = 0; c < cells.size(); ++c) {
+            *json << (c == 0 ? "" : ", ") << nlohmann::json(columns[c]).dump() << ": " << json_cell(columns[c], cells[c]);
+          }
+          *json << "}";
+          check(*json, json_path);
+        });
+    errno = 0;
+    out->flush();
+    check(*out, path);
+    close_json();
+  } catch (...) {
+    try {
+      close_json();  // the rows so far, as valid JSON
+    } catch (const Error&) {  // the disk is full: the first error is the one to report
+    }
+    throw;
+  }
+  const std::int64_t done = summary.runs - summary.not_run;
+  std::cerr << "sweep: " << done << " runs of " << request.choice.entry().name << " in "
             << format_scalar(summary.seconds, 4) << " s ("
-            << format_scalar(static_cast<double>(summary.runs) / std::max(summary.seconds, 1e-9), 4) << " runs/s) on "
+            << format_scalar(static_cast<double>(done) / std::max(summary.seconds, 1e-9), 4) << " runs/s) on "
             << summary.threads << " threads; " << summary.failed << " failed";
+  if (summary.not_run > 0) std::cerr << "; " << summary.not_run << " not run";
   if (!path.empty()) std::cerr << "; wrote " << path.string() << " and " << json_path.string();
   std::cerr << "\n";
   return 0;

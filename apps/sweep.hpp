@@ -27,13 +27,16 @@ struct SweepRequest {
 
 struct SweepSummary {
   std::int64_t runs = 0, failed = 0;
+  std::int64_t not_run = 0;  // rows of runs a stop (SIGINT, SIGTERM, the time limit) left unstarted
   double seconds = 0;
   int threads = 0;
 };
 
 // Checks every input, then calls header(columns) once and row(cells) once per run, in the
 // order of the runs, with each cell as text (numbers with 17 significant digits; an event
-// that did not happen is ""). Throws InvalidArgument before calling either for bad input.
+// that did not happen is ""). A run whose values the model rejects (its `require`) is a row
+// with reason "failed" and the error in its message; once the stop flag is up (apps/stop.hpp)
+// the runs not started are rows with reason "not_run". Both have empty numbers. Throws InvalidArgument before calling either for bad input.
 SweepSummary run_sweep(const SweepRequest& request,
                        const std::function<void(const std::vector<std::string>&)>& header,
                        const std::function<void(std::vector<std::string>&&)>& row);

@@ -306,7 +306,7 @@ py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws,
   }
   py::dict out;
   for (std::size_t c = 0; c < header.size(); ++c) {
-    if (header[c] == "reason" || header[c] == "mode") {
+    if (header[c] == "reason" || header[c] == "message" || header[c] == "mode") {
       py::list texts;
       for (const auto& row : rows) texts.append(row[c]);
       out[py::str(header[c])] = texts;
