@@ -11,6 +11,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "apps/comparison.hpp"
+#include "apps/stop.hpp"
 #include "apps/sweep.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
@@ -61,11 +66,70 @@ void warn_lines(const std::string& text) {
   flush();
 }
 
+// The name of a Python value's type, for a message ("str", "NoneType").
+std::string type_name(const py::handle& value) { return py::str(py::type::handle_of(value).attr("__name__")); }
+
+// value as T, or TypeError naming the argument and the type it takes (pybind11's cast_error
+// says "Unable to cast" and names neither).
+template <class T>
+T cast_as(const py::handle& value, const std::string& what, const char* expected) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(what + " must be " + expected + ", not " + type_name(value));
+  }
+}
+
+// The checked conversions of arguments: TypeError naming the argument and its type.
+std::string as_str(const py::handle& value, const std::string& what) {
+  if (!py::isinstance<py::str>(value)) throw py::type_error(what + " must be a str, not " + type_name(value));
+  return value.cast<std::string>();
+}
+
+bool as_bool(const py::handle& value, const std::string& what) {
+  // Only True or False: pybind11 would take any object with a truth value.
+  if (!py::isinstance<py::bool_>(value)) throw py::type_error(what + " must be a bool, not " + type_name(value));
+  return value.cast<bool>();
+}
+
+// An int (or a numpy integer), not a float, a str or a bool.
+template <class T>
+T as_int(const py::handle& value, const std::string& what) {
+  if (!PyIndex_Check(value.ptr()) || py::isinstance<py::bool_>(value)) {
+    throw py::type_error(what + " must be an int, not " + type_name(value));
+  }
+  try {
+    return py::int_(py::reinterpret_borrow<py::object>(value)).cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::value_error(what + ": " + std::string(py::str(value)) + " is out of range");
+  }
+}
+
+// An int or a float (or a numpy number), not a str, None or a bool.
+double as_number(const py::handle& value, const std::string& what) {
+  if (py::isinstance<py::str>(value) || py::isinstance<py::bool_>(value) || value.is_none()) {
+    throw py::type_error(what + " must be a number, not " + type_name(value));
+  }
+  return cast_as<double>(value, what, "a number");
+}
+
+// The text of a parameter's value: a str (decimal text) or a number.
+std::string parameter_text(const py::handle& value, const std::string& what) {
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::bool_>(value) || value.is_none() || !PyNumber_Check(value.ptr())) {
+    throw py::type_error(what + " must be a number or its decimal text (str), not " + type_name(value));
+  }
+  return py::str(value);
+}
+
 PyModel make_model(const std::string& name, const std::string& preset, const py::dict& params) {
   app::ModelChoice choice;
   choice.model = name;
   choice.preset = preset;
-  for (const auto& [key, value] : params) choice.params.push_back(std::string(py::str(key)) + "=" + std::string(py::str(value)));
+  for (const auto& [key, value] : params) {
+    const std::string name_of = as_str(key, "params: a parameter's name");
+    choice.params.push_back(name_of + "=" + parameter_text(value, "params['" + name_of + "']"));
+  }
   // A model file is read afresh each time: an edited file gives a new model.
   std::string warnings;
   if (rules::names_rule_table(name)) {  // a rule table on the engine (docs/rule-tables.md)
@@ -93,15 +157,20 @@ SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
       known = true;
       std::visit(
           [&]<class T>(T SimulationOptions::*member) {
+            const std::string what = "option " + name;
             if constexpr (std::is_same_v<T, Decimal>) {
               // A str is kept as typed and parsed in the run's scalar type; a float is a double.
               if (py::isinstance<py::str>(value)) {
-                options.*member = Decimal(value.cast<std::string>(), "option " + name);
+                options.*member = Decimal(value.cast<std::string>(), what);
               } else {
-                options.*member = value.cast<double>();
+                options.*member = as_number(value, what);
               }
+            } else if constexpr (std::is_same_v<T, bool>) {
+              options.*member = as_bool(value, what);
+            } else if constexpr (std::is_same_v<T, std::string>) {
+              options.*member = as_str(value, what);
             } else {
-              options.*member = value.cast<T>();
+              options.*member = as_int<T>(value, what);
             }
           },
           info.member);
@@ -111,6 +180,59 @@ SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
   options.validate();
   return options;
 }
+
+// Ctrl-C (a Jupyter interrupt is a SIGINT too) and time_limit during work done with the GIL
+// released. Python runs signal handlers only in the main thread, inside PyErr_CheckSignals:
+// the working thread calls poll() (a run every step, a sweep every row), which reads the clock
+// every `stride` calls and, at most every kPeriod seconds, takes the GIL to call it. A handler
+// that raises (KeyboardInterrupt) or the time limit raises *flag, which the work polls.
+class StopPoll {
+ public:
+  static constexpr double kPeriod = 0.05;  // [s] Ctrl-C takes effect within this and a step
+
+  StopPoll(std::atomic<bool>* flag, double time_limit, unsigned stride)
+      : flag_(flag), time_limit_(time_limit), stride_(stride), start_(std::chrono::steady_clock::now()) {}
+
+  void poll() {
+    if (++calls_ % stride_ != 0 || flag_->load(std::memory_order_relaxed)) return;
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (time_limit_ > 0 && now >= time_limit_) {
+      timed_out = true;
+      flag_->store(true, std::memory_order_relaxed);
+      return;
+    }
+    if (now - polled_ < kPeriod) return;
+    polled_ = now;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      error = std::make_unique<py::error_already_set>();  // fetches the exception the handler raised
+      flag_->store(true, std::memory_order_relaxed);
+    }
+  }
+
+  // After the work, with the GIL held: raises what a signal handler raised, with `partial`
+  // (the result up to the stop) as its attribute `result`. Nothing when no handler raised.
+  void raise_with(const py::object& partial) {
+    if (!error) return;
+    py::error_already_set raised = std::move(*error);
+    error.reset();
+    if (py::hasattr(raised.value(), "__dict__")) raised.value().attr("result") = partial;
+    raised.restore();
+    throw py::error_already_set();
+  }
+
+  bool timed_out = false;
+  double time_limit() const { return time_limit_; }
+
+ private:
+  std::atomic<bool>* flag_;
+  double time_limit_;
+  unsigned stride_;
+  std::chrono::steady_clock::time_point start_;
+  unsigned calls_ = 0;
+  double polled_ = 0;
+  std::unique_ptr<py::error_already_set> error;
+};
 
 // What a run leaves behind, kept in S until the arrays are made.
 template <class S>
@@ -122,6 +244,9 @@ struct Collector final : Observer<S> {
   std::vector<S> sample_t, sample_x;
   std::vector<int> sample_mode;
   bool keep_trajectory = true;
+  StopPoll* stop = nullptr;
+
+  void on_step(S, S, StepLimit) override { stop->poll(); }
 
   void on_event(const EventRecord<S>& r) override {
     index.push_back(r.index);
@@ -168,31 +293,53 @@ py::object exact_text(const std::vector<S>& values) {
 }
 
 template <class S>
-py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory) {
+py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory, double time_limit) {
   const Model<S> model = m.entry->make<S>(m.values);
   Simulator<S> simulator(model, options);
+  std::atomic<bool> stop_flag{false};
+  StopPoll stop(&stop_flag, time_limit, 16);  // the clock every 16 steps
+  simulator.stop_when(&stop_flag);
   Collector<S> collected;
   collected.keep_trajectory = trajectory;
+  collected.stop = &stop;
   RunResult<S> result;
   {
     py::gil_scoped_release release;
     result = simulator.run(&collected);
   }
-  const std::size_t n = model.state_size();
-  py::list mode_names, from, to, kind;
-  for (const auto& mode : model.modes) mode_names.append(mode.name);
-  for (std::size_t i = 0; i < collected.t.size(); ++i) {
-    from.append(model.modes[static_cast<std::size_t>(collected.from[i])].name);
-    to.append(model.modes[static_cast<std::size_t>(collected.to[i])].name);
-    kind.append(transition_class_name(static_cast<TransitionClass>(collected.kind[i])));
+  if (result.reason == RunReason::kInterrupted && stop.timed_out) {
+    result.message = "time limit (" + format_scalar(stop.time_limit(), 6) + " s): " + result.message;
   }
+  const std::size_t n = model.state_size();
+  // The name columns share one str per name: a list of 10^5 events is built in milliseconds,
+  // so that a stopped run (Ctrl-C, time_limit) returns at once.
+  py::list mode_names;
+  for (const auto& mode : model.modes) mode_names.append(mode.name);
+  std::vector<py::object> class_names;
+  for (int c = 0; c <= static_cast<int>(TransitionClass::kMythical); ++c) {
+    class_names.push_back(py::str(transition_class_name(static_cast<TransitionClass>(c))));
+  }
+  std::map<std::string, py::object> guard_names;
+  for (const std::string& g : collected.guard) {
+    if (guard_names.find(g) == guard_names.end()) guard_names.emplace(g, py::str(g));
+  }
+  const std::size_t rows = collected.t.size();
+  const auto column = [&](const auto& name_of) {
+    py::list list(static_cast<py::ssize_t>(rows));
+    for (std::size_t i = 0; i < rows; ++i) list[i] = name_of(i);
+    return list;
+  };
+  const py::list from = column([&](std::size_t i) { return mode_names[static_cast<std::size_t>(collected.from[i])]; });
+  const py::list to = column([&](std::size_t i) { return mode_names[static_cast<std::size_t>(collected.to[i])]; });
+  const py::list kind = column([&](std::size_t i) { return class_names[static_cast<std::size_t>(collected.kind[i])]; });
+  const py::list guard = column([&](std::size_t i) { return guard_names.at(collected.guard[i]); });
   py::dict events;
   events["index"] = py::array_t<std::int64_t>(static_cast<py::ssize_t>(collected.index.size()), collected.index.data());
   events["t"] = to_array(collected.t);
   events["from"] = from;
   events["to"] = to;
   events["class"] = kind;
-  events["guard"] = collected.guard;
+  events["guard"] = guard;
   events["one_sided"] = py::array_t<int>(static_cast<py::ssize_t>(collected.one_sided.size()), collected.one_sided.data());
   events["x_pre"] = to_array(collected.x_pre, n);
   events["x_post"] = to_array(collected.x_post, n);
@@ -224,40 +371,44 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   out["stats"] = stats;
   out["events"] = events;
   out["trajectory"] = traj;
+  stop.raise_with(out);  // Ctrl-C: KeyboardInterrupt, with this partial result as exc.result
   return out;
 }
 
 // JSON of the comparison layer as Python dicts and lists.
 py::object to_python(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
 
-std::vector<std::string> names_or_all(const py::object& names) {
+std::vector<std::string> names_or_all(const py::object& names, const char* what) {
   if (names.is_none()) return {};
   if (py::isinstance<py::str>(names)) return {names.cast<std::string>()};
-  return names.cast<std::vector<std::string>>();
+  return cast_as<std::vector<std::string>>(names, what, "None, a str or a list of str");
 }
 
 py::object compare(const PyModel& model, const py::object& strategies, const py::object& solvers,
-                   const std::string& scalar, const py::kwargs& kwargs) {
+                   const py::object& scalar, const py::kwargs& kwargs) {
   app::ModelChoice choice = model.choice;
-  choice.scalar = scalar;
+  choice.scalar = as_str(scalar, "scalar");
   (void)choice.scalar_kind();  // a bad name is an error before anything runs
   const SimulationOptions options = options_from(model, kwargs);
+  // The names are read with the GIL held: a Python object is touched only then.
+  const std::vector<std::string> strategy_names = names_or_all(strategies, "strategies");
+  const std::vector<std::string> solver_names = names_or_all(solvers, "solvers");
   nlohmann::json json;
   {
     py::gil_scoped_release release;
-    json = app::compare_runs(choice, options, 0, names_or_all(strategies), names_or_all(solvers)).json();
+    json = app::compare_runs(choice, options, 0, strategy_names, solver_names).json();
   }
   return to_python(json);
 }
 
-py::object reproduce(const std::string& name, const py::object& strategies, const std::string& solver, double rtol,
-                     double atol) {
+py::object reproduce(const py::object& name, const py::object& strategies, const py::object& solver,
+                     const py::object& rtol, const py::object& atol) {
   app::ReproduceRequest request;
-  request.name = name;
-  request.strategies = names_or_all(strategies);
-  request.solver = solver;
-  request.rtol = rtol;
-  request.atol = atol;
+  request.name = as_str(name, "name");
+  request.strategies = names_or_all(strategies, "strategies");
+  request.solver = as_str(solver, "solver");
+  request.rtol = as_number(rtol, "rtol");
+  request.atol = as_number(atol, "atol");
   nlohmann::json json;
   {
     py::gil_scoped_release release;
@@ -269,22 +420,38 @@ py::object reproduce(const std::string& name, const py::object& strategies, cons
 // A sweep as `hysim sweep` runs it (apps/sweep.hpp): params maps a name to a spec
 // ("0.05:0.2:64", "uniform:0.1:0.2", a number, or a list of numbers). The summary comes back
 // as columns: numpy float64 arrays, the text columns (reason, mode) as lists of str.
-py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws, std::uint64_t seed, int jobs,
-               int events, std::int64_t first, std::int64_t runs, const std::string& scalar, const py::kwargs& kwargs) {
+py::dict sweep(const PyModel& model, const py::object& params_object, const py::object& draws_object,
+               const py::object& seed_object, const py::object& jobs_object, const py::object& events_object,
+               const py::object& first_object, const py::object& runs_object, const py::object& scalar,
+               const py::kwargs& kwargs) {
   app::SweepRequest request;
   request.choice = model.choice;
-  request.choice.scalar = scalar;
+  request.choice.scalar = as_str(scalar, "scalar");
+  if (!py::isinstance<py::dict>(params_object)) {
+    throw py::type_error("params must be a dict of names to specs, not " + type_name(params_object));
+  }
+  const py::dict params = params_object.cast<py::dict>();
+  const auto draws = as_int<std::int64_t>(draws_object, "draws");
+  const auto seed = as_int<std::uint64_t>(seed_object, "seed");
+  const auto jobs = as_int<int>(jobs_object, "jobs");
+  const auto events = as_int<int>(events_object, "events");
+  const auto first = as_int<std::int64_t>(first_object, "first");
+  const auto runs = as_int<std::int64_t>(runs_object, "runs");
   for (const auto& [key, value] : params) {
+    const std::string name = as_str(key, "params: a parameter's name");
+    const std::string what = "params['" + name + "']";
     std::string spec;
     if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
       for (const auto& item : value) {
         if (!spec.empty()) spec += ',';
-        spec += std::string(py::str(item));
+        spec += parameter_text(item, what + "'s values");
       }
+    } else if (py::isinstance<py::str>(value)) {
+      spec = value.cast<std::string>();  // "FROM:TO:COUNT", "uniform:A:B", ...
     } else {
-      spec = py::str(value);
+      spec = parameter_text(value, what + " (a spec str, a list of values or a value)");
     }
-    std::string assignment = py::str(key);
+    std::string assignment = name;
     assignment += '=';
     assignment += spec;
     request.choice.params.push_back(std::move(assignment));
@@ -299,10 +466,22 @@ py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws,
   if (draws < 0 || jobs < 0 || events < 0) throw InvalidArgument("sweep: draws, jobs and events must be >= 0");
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
+  // Ctrl-C raises the program's stop flag (apps/stop.hpp), polled at each row: the runs going
+  // on end interrupted, the others are rows "not_run", and KeyboardInterrupt carries the summary.
+  std::atomic<bool>& stop_flag = app::stop_flag();
+  stop_flag.store(false);
+  StopPoll stop(&stop_flag, 0, 1);
   {
     py::gil_scoped_release release;
+    struct Lower {
+      std::atomic<bool>* flag;
+      ~Lower() { flag->store(false); }  // for the next sweep, also after an exception
+    } lower{&stop_flag};
     app::run_sweep(request, [&](const std::vector<std::string>& h) { header = h; },
-                   [&](std::vector<std::string>&& cells) { rows.push_back(std::move(cells)); });
+                   [&](std::vector<std::string>&& cells) {
+                     rows.push_back(std::move(cells));
+                     stop.poll();
+                   });
   }
   py::dict out;
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -319,17 +498,26 @@ py::dict sweep(const PyModel& model, const py::dict& params, std::int64_t draws,
     }
     out[py::str(header[c])] = numbers;
   }
+  stop.raise_with(out);
   return out;
 }
 
-py::dict run(const PyModel& model, const std::string& scalar, bool trajectory, const py::kwargs& kwargs) {
+py::dict run(const PyModel& model, const py::object& scalar_object, const py::object& trajectory_object,
+             const py::object& time_limit_object, const py::kwargs& kwargs) {
+  const std::string scalar = as_str(scalar_object, "scalar");
+  const bool trajectory = as_bool(trajectory_object, "trajectory");
+  const double time_limit = time_limit_object.is_none() ? 0.0 : as_number(time_limit_object, "time_limit");
+  if (!(time_limit >= 0 && time_limit <= 3.2e7)) {  // NaN too; a year at most, as --time-limit
+    throw InvalidArgument("time_limit: " + format_scalar(time_limit, 6) +
+                          " is not a number of seconds in [0, 3.2e7] (0 or None: none)");
+  }
   const SimulationOptions options = options_from(model, kwargs);
   switch (parse_scalar_kind(scalar)) {
-    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory);
-    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory);
+    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit);
+    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit);
     case ScalarKind::kDouble: break;
   }
-  return run_in<double>(model, options, trajectory);
+  return run_in<double>(model, options, trajectory, time_limit);
 }
 
 }  // namespace
@@ -364,10 +552,13 @@ PYBIND11_MODULE(hysim, module) {
                                return out;
                              })
       .def("run", &python::run, py::arg("scalar") = "double", py::arg("trajectory") = true,
-           "run(scalar='double', trajectory=True, **options): one simulation; options are the fields of "
-           "`hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real option "
-           "given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
-           "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays)")
+           py::arg("time_limit") = py::none(),
+           "run(scalar='double', trajectory=True, time_limit=None, **options): one simulation; options are the "
+           "fields of `hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real "
+           "option given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
+           "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays). time_limit [s] of wall "
+           "time: the run stops there with reason 'interrupted' and returns what it computed. Ctrl-C raises "
+           "KeyboardInterrupt with that partial result as its attribute `result`")
       .def("sweep", &python::sweep, py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
            py::arg("events") = 3, py::arg("first") = 0, py::arg("runs") = 0, py::arg("scalar") = "double",
            "sweep(params, draws=0, seed=1, jobs=0, events=3, first=0, runs=0, scalar='double', **options): many "
@@ -391,10 +582,14 @@ PYBIND11_MODULE(hysim, module) {
              "(the paper's rows as numbers), hysim (our rows as in compare), not_run, settings");
   module.def(
       "sweep",
-      [](const py::object& model, const py::dict& params, std::int64_t draws, std::uint64_t seed, int jobs, int events,
-         std::int64_t first, std::int64_t runs, const std::string& scalar, const py::kwargs& kwargs) {
-        const PyModel chosen = py::isinstance<PyModel>(model) ? model.cast<PyModel>()
-                                                             : python::make_model(model.cast<std::string>(), "", py::dict());
+      [](const py::object& model, const py::object& params, const py::object& draws, const py::object& seed,
+         const py::object& jobs, const py::object& events, const py::object& first, const py::object& runs,
+         const py::object& scalar, const py::kwargs& kwargs) {
+        const PyModel chosen =
+            py::isinstance<PyModel>(model)
+                ? model.cast<PyModel>()
+                : python::make_model(python::cast_as<std::string>(model, "model", "a hysim.Model, a name or a path (str)"),
+                                     "", py::dict());
         return python::sweep(chosen, params, draws, seed, jobs, events, first, runs, scalar, kwargs);
       },
       py::arg("model"), py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
