@@ -534,7 +534,14 @@ PYBIND11_MODULE(hysim, module) {
   py::register_exception<InvalidArgument>(module, "InvalidArgument", PyExc_ValueError);
 
   py::class_<PyModel>(module, "Model", "a built-in model or a model file, with its parameter values")
-      .def(py::init(&python::make_model), py::arg("name"), py::arg("preset") = "", py::arg("params") = py::dict(),
+      .def(py::init([](const py::object& name, const py::object& preset, const py::object& params) {
+             if (!py::isinstance<py::dict>(params)) {
+               throw py::type_error("params must be a dict of names to values, not " + python::type_name(params));
+             }
+             return python::make_model(python::as_str(name, "name"), python::as_str(preset, "preset"),
+                                       params.cast<py::dict>());
+           }),
+           py::arg("name"), py::arg("preset") = "", py::arg("params") = py::dict(),
            "Model(name, preset='', params={}): a catalog name (hysim.models()) or a path to a .hym file; "
            "params maps names to values, given as decimal text or numbers")
       .def_property_readonly("name", [](const PyModel& m) { return m.entry->name; })
