@@ -256,8 +256,10 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
     std::unique_ptr<Simulator<S>> simulator;
     try {
       // Values that break the model's `require`, or its horizon: this run fails, the others go on.
-      std::lock_guard lock(build);
-      model = std::make_unique<const Model<S>>(entry.make<S>(values));
+      {
+        std::lock_guard lock(build);
+        model = std::make_unique<const Model<S>>(entry.make<S>(values));
+      }
       simulator = std::make_unique<Simulator<S>>(*model, options);
     } catch (const InvalidArgument& error) {
       return without_run("failed", error.what());
