@@ -23,7 +23,12 @@ void append_number(std::string& line, const S& v) {
 std::ofstream open_csv(const std::filesystem::path& path) {
   errno = 0;
   std::ofstream out(path);
-  if (!out) throw InvalidArgument("cannot write " + path.string() + (errno ? ": " + std::string(std::strerror(errno)) : ""));
+  if (!out) {
+    const int error = errno;
+    // A full disk is the machine's state, not a bad argument (exit 1, not 2).
+    if (error == ENOSPC || error == EDQUOT || error == EIO) throw Error("write failed: " + path.string() + ": " + std::strerror(error));
+    throw InvalidArgument("cannot write " + path.string() + (error ? ": " + std::string(std::strerror(error)) : ""));
+  }
   return out;
 }
 

@@ -44,7 +44,10 @@ void write_json(const std::filesystem::path& file, const nlohmann::json& json) {
     errno = 0;
     std::ofstream out(partial);
     if (!out) {
-      throw InvalidArgument("cannot write " + file.string() + (errno ? ": " + std::string(std::strerror(errno)) : ""));
+      const int error = errno;
+      // A full disk is the machine's state, not a bad argument (exit 1, not 2).
+      if (error == ENOSPC || error == EDQUOT || error == EIO) throw Error("write failed: " + file.string() + ": " + std::strerror(error));
+      throw InvalidArgument("cannot write " + file.string() + (error ? ": " + std::string(std::strerror(error)) : ""));
     }
     out << json.dump(2) << '\n';
     out.flush();
