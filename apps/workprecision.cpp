@@ -6,11 +6,15 @@
 // --strategies it runs every strategy but one of the two CVODE peers: CVODE's best
 // configuration for the model, BDF with Newton ("cvode") for a model whose catalog entry is
 // stiff (ModelEntry::stiff), Adams with fixed-point iteration ("cvode-adams") otherwise.
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,6 +27,7 @@
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/core/printable.hpp"
 #include "hysim/solvers/stepper.hpp"
 
 namespace hysim::app {
@@ -129,20 +134,12 @@ std::vector<std::string> cells_of(const Evaluation& run, const Reference& refere
           run.status_note()};
 }
 
-// A string literal of gnuplot's script language.
+// A string literal of gnuplot's script language, for a label: single-quoted, in which gnuplot
+// substitutes nothing (a double-quoted string runs `backquoted` commands) and only '' (a quote)
+// is special. A line break would end the command: the text is made printable first.
 std::string gnuplot_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-// A word of the POSIX shell.
-std::string shell_word(const std::string& text) {
   std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (const char c : printable(text)) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
 }
 
@@ -157,30 +154,57 @@ bool program_on_path(const std::string& program) {
   return false;
 }
 
+// Runs `gnuplot SCRIPT` in `folder`, without a shell (a path is an argument, never a command
+// line), and waits for it. Throws Error when it cannot start or fails.
+void run_gnuplot(const std::filesystem::path& folder, const std::string& script) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, folder.c_str());
+  std::string program = "gnuplot", argument = script;
+  char* argv[] = {program.data(), argument.data(), nullptr};
+  pid_t pid = 0;
+  const int error = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  const std::string where = "gnuplot " + script + " in '" + printable(folder.string()) + "'";
+  if (error != 0) throw Error("cannot start " + where + ": " + std::strerror(error));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw Error("waiting for " + where + ": " + std::strerror(errno));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  throw Error(where + " failed (" +
+              (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                 : "signal " + std::to_string(WTERMSIG(status))) +
+              ")");
+}
+
 // The script draws the CSV: one series per (solver, strategy), picked by comparing columns
 // 1 and 2, so rerunning it after editing the CSV redraws the figure.
-void write_gnuplot_script(const std::filesystem::path& gp, const std::filesystem::path& csv,
-                          const std::filesystem::path& png, const std::string& title,
+void write_gnuplot_script(const std::filesystem::path& gp, const std::string& csv, const std::string& png,
+                          const std::string& title,
                           const std::vector<std::pair<std::string, std::string>>& series) {
   std::ofstream out(gp);
-  if (!out) throw InvalidArgument("cannot write " + gp.string());
-  out << "# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot " << gp.string() << "\n"
+  if (!out) throw InvalidArgument("cannot write '" + printable(gp.string()) + "'");
+  // The files go by their names in the script's folder, where gnuplot runs: no path, whatever
+  // characters it holds, becomes part of the script.
+  out << "# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot "
+      << gp.filename().string() << ", in this folder\n"
       << "# x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol.\n"
-      << "csv = " << gnuplot_string(csv.string()) << "\n"
-      << "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+      << "csv = " << gnuplot_string(csv) << "\n"
+      << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
       << "  set terminal pngcairo noenhanced size 1400,1000\n"
       << "} else {\n"
       << "  set terminal png noenhanced size 1400,1000\n"
       << "}\n"
-      << "set output " << gnuplot_string(png.string()) << "\n"
-      << "set datafile separator \",\"\n"
+      << "set output " << gnuplot_string(png) << "\n"
+      << "set datafile separator ','\n"
       << "set logscale xy\n"
-      << "set format x \"%.0e\"\n"
+      << "set format x '%.0e'\n"
       << "set grid\n"
       << "set key bmargin center horizontal maxrows 12\n"
       << "set title " << gnuplot_string(title) << "\n"
-      << "set xlabel \"max |t - t*| over matched events [s] (runs that missed an event are not drawn)\" offset 0,0.5\n"
-      << "set ylabel \"RHS evaluations\"\n"
+      << "set xlabel 'max |t - t*| over matched events [s] (runs that missed an event are not drawn)' offset 0,0.5\n"
+      << "set ylabel 'RHS evaluations'\n"
       << "floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here\n"
       << "error(c) = column(c) > floor ? column(c) : floor\n"
       << "plot \\\n";
@@ -237,29 +261,28 @@ int workprecision(const WorkPrecisionRequest& request) {
   }
 
   const std::filesystem::path out_dir = std::filesystem::absolute(request.out_dir);
-  std::filesystem::create_directories(out_dir);
+  create_output_folder(out_dir);
   const auto csv = out_dir / "workprecision.csv", gp = out_dir / "workprecision.gp", png = out_dir / "workprecision.png";
   exact.write_csv(csv);
   std::ostringstream title;
   title << request.choice.model << " to t_end = " << base.t_end << ", " << request.choice.scalar
         << ": rtol from " << request.rtol_from << " to " << request.rtol_to << ", atol = " << request.atol_factor
         << " rtol";
-  write_gnuplot_script(gp, csv, png, title.str(), series);
+  write_gnuplot_script(gp, csv.filename().string(), png.filename().string(), title.str(), series);
 
-  std::cout << title.str() << "; errors against the reference (" << reference->method << ")\n\n";
+  std::cout << printable(title.str()) << "; errors against the reference (" << reference->method << ")\n\n";
   shown.print(std::cout);
   for (const auto& [combination, why] : skipped) std::cout << "not run: " << combination << " (" << why << ")\n";
-  std::cout << "\nwrote " << csv.string() << ", " << gp.string() << "\n";
+  std::cout << "\nwrote " << printable(csv.string()) << ", " << printable(gp.string()) << "\n";
   if (!any_point) {
     std::cout << "note: no run matched a reference event; " << png.filename().string() << " not drawn\n";
   } else if (!program_on_path("gnuplot")) {
     std::cout << "note: gnuplot is not installed (scripts/setup.sh installs gnuplot-nox); draw the figure later "
                  "with: gnuplot "
-              << gp.string() << "\n";
+              << gp.filename().string() << ", in " << printable(out_dir.string()) << "\n";
   } else {
-    const int status = std::system(("gnuplot " + shell_word(gp.string())).c_str());
-    if (status != 0) throw Error("gnuplot failed on " + gp.string() + " (status " + std::to_string(status) + ")");
-    std::cout << "wrote " << png.string() << "\n";
+    run_gnuplot(out_dir, gp.filename().string());
+    std::cout << "wrote " << printable(png.string()) << "\n";
   }
   return 0;
 }
