@@ -8,6 +8,7 @@
 #include "apps/commands.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/rules/to_model.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -22,17 +23,17 @@ int check_rule_table(const std::string& file, bool print_model) {
   }
   std::size_t states = 0;
   for (const auto& logic : table.logic) states += logic.kind == rules::LogicKind::kPredicate ? 0 : 1;
-  std::cout << file << ": rule table '" << table.name << "' is well formed: " << table.reals.size()
+  std::cout << printable(file) << ": rule table '" << printable(table.name) << "' is well formed: " << table.reals.size()
             << " real variables, " << table.logic.size() - states << " predicates, " << states << " logic states, "
             << table.situation_rules.size() << " situation rules, " << table.init_rules.size() << " init rules, "
             << table.rules.size() << " rules\n";
   try {
     std::string warnings;
     (void)rules::engine_entry(table, &warnings);
-    std::cerr << warnings;
+    std::cerr << printable_lines(warnings);
     std::cout << "  it runs on the rule interpreter and on the engine (--strategy, --solver or --scalar)\n";
   } catch (const InvalidArgument& e) {
-    std::cout << "  it runs on the rule interpreter; not yet on the engine:\n" << e.what() << "\n";
+    std::cout << "  it runs on the rule interpreter; not yet on the engine:\n" << printable_lines(e.what()) << "\n";
   }
   return 0;
 }
@@ -47,7 +48,7 @@ int check(const ModelChoice& choice, bool print_model) {
   (void)entry.make<float128>(values);
   std::size_t transitions = 0;
   for (const auto& mode : model.modes) transitions += mode.transitions.size();
-  std::cout << choice.model << ": model '" << model.name << "' is well formed: " << model.state_size() << " states, "
+  std::cout << printable(choice.model) << ": model '" << printable(model.name) << "' is well formed: " << model.state_size() << " states, "
             << model.modes.size() << " modes, " << transitions << " transitions, " << entry.parameters.size()
             << " parameters, " << entry.presets.size() << " presets\n";
   return 0;

@@ -13,6 +13,7 @@
 #include "apps/evaluation.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -74,7 +75,7 @@ int compare(const CompareRequest& request) {
     exact.rows.push_back(cells_of(run, c.errors, ref, Precision::kExact));
   }
 
-  std::cout << request.choice.model << " to t_end = " << c.base.t_end << ", " << request.choice.scalar
+  std::cout << printable(request.choice.model) << " to t_end = " << c.base.t_end << ", " << request.choice.scalar
             << ", rtol = " << c.base.rtol << ", atol = " << c.base.atol << "\n";
   if (ref) {
     std::cout << "reference: " << ref->method << "; errors dX_k = X~_k - X*_k at reference events 1 and 7\n\n";
@@ -85,11 +86,12 @@ int compare(const CompareRequest& request) {
 
   if (!request.out_dir.empty()) {
     const std::filesystem::path out_dir = request.out_dir;
+    create_output_folder(out_dir);
     // An earlier compare.json goes first: the new one replaces it whole, after compare.csv.
     prepare_out_folder(out_dir, {"compare.csv", "compare.json"}, {"compare.csv"});
     exact.write_csv(out_dir / "compare.csv");
     write_json(out_dir / "compare.json", c.json());
-    std::cout << "\nwrote " << (out_dir / "compare.csv").string() << ", " << (out_dir / "compare.json").string()
+    std::cout << "\nwrote " << printable((out_dir / "compare.csv").string()) << ", " << printable((out_dir / "compare.json").string())
               << "\n";
   }
   return 0;

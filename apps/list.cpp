@@ -12,22 +12,25 @@
 #include "hysim/models/catalog.hpp"
 #include "hysim/run/decimal.hpp"
 #include "hysim/solvers/stepper.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
 namespace {
 
+// Names, descriptions and values come from model files: shown printable.
 void print_header(const ModelEntry& entry) {
-  std::cout << entry.name << "\n  " << entry.summary << "\n  source: " << entry.source << "\n";
+  std::cout << printable(entry.name) << "\n  " << printable(entry.summary) << "\n  source: " << printable(entry.source)
+            << "\n";
   for (const auto& p : entry.parameters) {
-    std::cout << "    " << std::left << std::setw(10) << p.name << " = " << std::setw(8) << p.default_value << "  "
-              << p.meaning << "\n";
+    std::cout << "    " << std::left << std::setw(10) << printable(p.name) << " = " << std::setw(8)
+              << printable(p.default_value) << "  " << printable(p.meaning) << "\n";
   }
   for (const auto& preset : entry.presets) {
-    std::cout << "    preset " << preset.name << ": " << preset.description;
-    for (const auto& [name, value] : preset.values) std::cout << " " << name << "=" << value;
+    std::cout << "    preset " << printable(preset.name) << ": " << printable(preset.description);
+    for (const auto& [name, value] : preset.values) std::cout << " " << printable(name) << "=" << printable(value);
     if (preset.t_end > 0) {  // as the file wrote it, or the double's shortest form
-      std::cout << " t_end=" << (preset.t_end_text.empty() ? Decimal(preset.t_end).str() : preset.t_end_text);
+      std::cout << " t_end=" << printable(preset.t_end_text.empty() ? Decimal(preset.t_end).str() : preset.t_end_text);
     }
     std::cout << "\n";
   }
@@ -58,7 +61,7 @@ int list_model(const ModelChoice& choice) {
     states.rows.push_back({"", model.state_names[i], format_scalar(model.x0[i])});
   }
   states.print(std::cout);
-  std::cout << "\nmodes (initial: " << model.modes[static_cast<std::size_t>(model.initial_mode)].name << "):\n";
+  std::cout << "\nmodes (initial: " << printable(model.modes[static_cast<std::size_t>(model.initial_mode)].name) << "):\n";
   Table modes;
   for (const auto& mode : model.modes) {
     modes.rows.push_back({"", mode.name, mode.field ? "" : "algebraic", mode.description});
@@ -73,7 +76,7 @@ int list_model(const ModelChoice& choice) {
     }
   }
   transitions.print(std::cout);
-  if (!model.zeno.mode_name.empty()) std::cout << "\nzeno -> " << model.zeno.mode_name << "\n";
+  if (!model.zeno.mode_name.empty()) std::cout << "\nzeno -> " << printable(model.zeno.mode_name) << "\n";
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -47,8 +48,9 @@ template <class S>
 void Recorder<S>::print_row(const std::vector<std::string>& cells) {
   std::string text;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    text += cells[c];
-    if (c + 1 < cells.size()) text.append(widths_[c] + 2 - std::min(widths_[c], cells[c].size()), ' ');
+    const std::string cell = printable(cells[c]);  // mode, guard and state names come from files
+    text += cell;
+    if (c + 1 < cells.size()) text.append(widths_[c] + 2 - std::min(widths_[c], cell.size()), ' ');
   }
   *table_ << text << '\n';
 }
@@ -103,13 +105,13 @@ void Recorder<S>::on_start(const Model<S>& model, const SimulationOptions& optio
   const std::size_t number = static_cast<std::size_t>(kDigitsOf<S>) + 8;  // -d.ddd...e-308
   std::size_t mode_width = 4, guard_width = 5;
   for (const auto& m : model.modes) {
-    mode_width = std::max(mode_width, m.name.size());
-    for (const auto& tr : m.transitions) guard_width = std::max(guard_width, tr.name.size());
+    mode_width = std::max(mode_width, printable(m.name).size());
+    for (const auto& tr : m.transitions) guard_width = std::max(guard_width, printable(tr.name).size());
   }
   widths_ = {7, number, mode_width, mode_width, 9, guard_width};
   std::vector<std::string> header = {"event", "t", "from", "to", "class", "guard"};
   for (const auto& name : model.state_names) {
-    widths_.push_back(std::max(number, name.size()));
+    widths_.push_back(std::max(number, printable(name).size()));
     header.push_back(name);
   }
   print_row(header);

@@ -20,6 +20,7 @@
 #include "apps/shpakov.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -133,9 +134,9 @@ int reproduce_pwm_table1(const ReproduceRequest& request) {
   for (const auto& line : not_run) std::cout << "not run: " << line << "\n";
   if (!request.out_dir.empty()) {
     const std::filesystem::path out_dir = request.out_dir;
-    std::filesystem::create_directories(out_dir);
+    create_output_folder(out_dir);
     exact.write_csv(out_dir / "pwm-table1.csv");
-    std::cout << "\nwrote " << (out_dir / "pwm-table1.csv").string() << "\n";
+    std::cout << "\nwrote " << printable((out_dir / "pwm-table1.csv").string()) << "\n";
   }
   return 0;
 }
@@ -193,9 +194,9 @@ int reproduce_shpakov(const ReproduceRequest& request) {
   shpakov_table(rows, Precision::kShort).print(std::cout);
   if (!request.out_dir.empty()) {
     const std::filesystem::path out_dir = request.out_dir;
-    std::filesystem::create_directories(out_dir);
+    create_output_folder(out_dir);
     shpakov_table(rows, Precision::kExact).write_csv(out_dir / "shpakov.csv");
-    std::cout << "\nwrote " << (out_dir / "shpakov.csv").string() << "\n";
+    std::cout << "\nwrote " << printable((out_dir / "shpakov.csv").string()) << "\n";
   }
   return 0;
 }

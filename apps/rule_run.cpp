@@ -10,6 +10,7 @@
 #include "hysim/core/scalar.hpp"
 #include "hysim/output/run_report.hpp"
 #include "hysim/rules/interpreter.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -64,7 +65,7 @@ class RuleWriter final : public rules::InterpreterOutput {
     const std::string& name = table_.logic[static_cast<std::size_t>(logic)].name;
     if (events_) *events_ << format_scalar(t, 17) << ',' << csv_cell(name) << ',' << (value ? 1 : 0) << '\n';
     if (print_ && printed_ < kPrinted) {
-      std::cout << "  t = " << format_scalar(t, 10) << "  " << name << " -> " << (value ? "True" : "False") << "\n";
+      std::cout << "  t = " << format_scalar(t, 10) << "  " << printable(name) << " -> " << (value ? "True" : "False") << "\n";
       if (++printed_ == kPrinted) std::cout << "  ... (every switch is in events.csv with --out)\n";
     }
   }
@@ -113,12 +114,12 @@ int run_rule_table(const RuleRunRequest& request) {
   writer.flush();
 
   const std::string name = table.name.empty() ? request.file : table.name;
-  std::cout << name << ": the rule interpreter ran " << result.cycles << " cycles of dt = " << format_scalar(interpreter.dt(), 6)
+  std::cout << printable(name) << ": the rule interpreter ran " << result.cycles << " cycles of dt = " << format_scalar(interpreter.dt(), 6)
             << " to t = " << format_scalar(result.t, 10) << " (" << (request.real_time ? "real" : "model") << " time); "
             << result.switches << " switches\n";
   for (std::size_t i = 0; i < table.reals.size(); ++i) {
     if (table.reals[i].parameter) continue;
-    std::cout << "  " << table.reals[i].name << " = " << format_scalar(result.reals[i], 10) << "\n";
+    std::cout << "  " << printable(table.reals[i].name) << " = " << format_scalar(result.reals[i], 10) << "\n";
   }
   if (request.real_time) {
     std::cout << "real time: wall " << format_scalar(result.wall_seconds, 6) << " s for model " << format_scalar(result.t, 6)
@@ -144,8 +145,8 @@ int run_rule_table(const RuleRunRequest& request) {
                              {"final_lag_seconds", result.final_lag_seconds}};
     }
     write_json(out / "stats.json", report);
-    std::cout << "wrote " << (out / "trajectory.csv").string() << ", " << (out / "events.csv").string() << ", "
-              << (out / "stats.json").string() << "\n";
+    std::cout << "wrote " << printable((out / "trajectory.csv").string()) << ", "
+              << printable((out / "events.csv").string()) << ", " << printable((out / "stats.json").string()) << "\n";
   }
   return 0;
 }

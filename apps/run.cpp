@@ -22,6 +22,7 @@
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/rules/table.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -112,7 +113,7 @@ int run_model(const RunRequest& request) {
         std::cerr << "hysim: " << error.what() << "; stats.json is not written\n";
       }
       if (recorder.write_error().empty()) {
-        std::cerr << "hysim: the run failed; " << out_dir.string() << " holds its output up to t = "
+        std::cerr << "hysim: the run failed; " << printable(out_dir.string()) << " holds its output up to t = "
                   << format_scalar(recorder.last_t()) << "\n";
       } else {
         std::cerr << "hysim: the run stopped at t = " << format_scalar(recorder.last_t())
@@ -125,18 +126,18 @@ int run_model(const RunRequest& request) {
   if (!out_dir.empty()) write_stats(result, wall_simulation);  // before the summary: it may fail
 
   const auto& s = result.stats;
-  std::cout << (table == TableMode::kNone ? "" : "\n") << model.name << ": " << result.message << "\n"
+  std::cout << (table == TableMode::kNone ? "" : "\n") << printable(model.name) << ": " << printable(result.message) << "\n"
             << "steps " << s.steps_accepted << " accepted, " << s.steps_rejected << " rejected; "
             << s.rhs_evals << " field evaluations, " << s.guard_evals << " guard evaluations, " << s.root_iterations
             << " root iterations; " << std::setprecision(3) << wall_simulation << " s\n";
   if (!out_dir.empty()) {
     std::string wrote;
-    for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + path.string();
+    for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + printable(path.string());
     if (!wrote.empty()) std::cout << "wrote " << wrote << "\n";
   }
   if (result.reason == RunReason::kInterrupted) {
     std::cerr << "hysim: " << stop_cause_text() << ": the run stopped at t = " << format_scalar(result.t)
-              << (out_dir.empty() ? "" : "; " + out_dir.string() + " holds its output up to there") << "\n";
+              << (out_dir.empty() ? "" : "; " + printable(out_dir.string()) + " holds its output up to there") << "\n";
     return stop_exit_code();
   }
   return 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hysim/core/printable.hpp"
+
 namespace hysim::lang {
 
 SourceText::SourceText(std::string name, std::string text) : name_(std::move(name)), text_(std::move(text)) {
@@ -30,16 +32,24 @@ std::string_view SourceText::line(int line) const {
 
 std::string render(const SourceText& source, const Diagnostic& diagnostic) {
   const Location at = diagnostic.where;
-  std::string out = source.name() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " +
-                    (diagnostic.severity == Severity::kError ? "error: " : "warning: ") + diagnostic.message + "\n";
+  // The file's name, the message (which quotes names from the file) and the line are shown
+  // printable: control bytes in a file never reach the terminal (core/printable.hpp).
+  std::string out = printable(source.name()) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " +
+                    (diagnostic.severity == Severity::kError ? "error: " : "warning: ") + printable(diagnostic.message) +
+                    "\n";
   const std::string_view text = source.line(at.line);
   if (at.line < 1) return out;
-  out += "  ";
-  out += text;
-  out += "\n  ";
-  // The caret sits under the column; tabs are kept so that it lines up in a terminal.
-  const auto column = static_cast<std::size_t>(std::max(at.column, 1));
-  for (std::size_t i = 0; i + 1 < column; ++i) out += i < text.size() && text[i] == '\t' ? '\t' : ' ';
+  // The caret sits under the column: under the escaped text before it, tabs kept so that it
+  // lines up in a terminal.
+  const std::size_t column = std::min(static_cast<std::size_t>(std::max(at.column, 1)) - 1, text.size());
+  const std::string before = printable(text.substr(0, column), "\t");
+  out += "  " + before + printable(text.substr(column), "\t") + "\n  ";
+  for (const char c : before) {
+    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;  // a UTF-8 character is one column
+    out += c == '\t' ? '\t' : ' ';
+  }
+  // past the end of the line (a missing token at its end)
+  for (std::size_t i = column + 1; i < static_cast<std::size_t>(std::max(at.column, 1)); ++i) out += ' ';
   out += "^\n";
   return out;
 }
