@@ -8,13 +8,23 @@
 #include <sstream>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
 void Table::print(std::ostream& out) const {
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows) {
+  // Cells hold names from files: shown printable (hysim/core/printable.hpp).
+  auto shown = [](const std::vector<std::string>& line) {
+    std::vector<std::string> cells;
+    for (const auto& cell : line) cells.push_back(printable(cell));
+    return cells;
+  };
+  const std::vector<std::string> head = shown(header);
+  std::vector<std::vector<std::string>> body;
+  for (const auto& row : rows) body.push_back(shown(row));
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) width[c] = head[c].size();
+  for (const auto& row : body) {
     if (row.size() > width.size()) width.resize(row.size());
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
@@ -27,8 +37,8 @@ void Table::print(std::ostream& out) const {
     text.erase(text.find_last_not_of(' ') + 1);
     out << text << "\n";
   };
-  if (!header.empty()) print_line(header);
-  for (const auto& row : rows) print_line(row);
+  if (!head.empty()) print_line(head);
+  for (const auto& row : body) print_line(row);
 }
 
 namespace {
@@ -48,7 +58,7 @@ std::string csv_cell(const std::string& cell) {
 void Table::write_csv(const std::filesystem::path& path) const {
   errno = 0;
   std::ofstream out(path);
-  if (!out) throw InvalidArgument("cannot write " + path.string() + (errno ? ": " + std::string(std::strerror(errno)) : ""));
+  if (!out) throw InvalidArgument("cannot write '" + printable(path.string()) + "'" + (errno ? ": " + std::string(std::strerror(errno)) : ""));
   auto write_line = [&](const std::vector<std::string>& line) {
     for (std::size_t c = 0; c < line.size(); ++c) out << (c ? "," : "") << csv_cell(line[c]);
     out << "\n";
@@ -81,6 +91,14 @@ constexpr int kExactDigits = 17;  // round-trip digits of a double
 std::string absent(Precision precision) { return precision == Precision::kShort ? kNoValue : ""; }
 
 }  // namespace
+
+void create_output_folder(const std::filesystem::path& folder) {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) {
+    throw InvalidArgument("cannot create the output folder '" + printable(folder.string()) + "': " + error.message());
+  }
+}
 
 std::string format_general(double value, int digits) {
   std::ostringstream out;

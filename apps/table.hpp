@@ -36,6 +36,10 @@ std::string error_cell(const std::optional<double>& value, Precision precision);
 std::string number_cell(const std::optional<double>& value, int digits, Precision precision);
 // A count.
 std::string count_cell(const std::optional<long long>& value, Precision precision);
+// Creates `folder` and its parents for a command's --out. Throws InvalidArgument naming the
+// folder and why: "cannot create the output folder 'X': Permission denied".
+void create_output_folder(const std::filesystem::path& folder);
+
 // `value` with `digits` significant digits, the shorter of fixed and scientific notation.
 std::string format_general(double value, int digits);
 
