@@ -14,6 +14,7 @@
 #include "hysim/events/strategy.hpp"
 #include "hysim/lang/build.hpp"
 #include "hysim/solvers/stepper.hpp"
+#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
 
@@ -26,7 +27,7 @@ const ModelEntry& model_entry(const std::string& name) {
     if (found == tables.end()) {
       std::string warnings;
       found = tables.emplace(name, rules::engine_entry(rules::read_rule_table(name), &warnings)).first;
-      std::cerr << warnings;
+      std::cerr << printable_lines(warnings);  // they quote the file's names
     }
     return found->second;
   }
@@ -38,9 +39,9 @@ const ModelEntry& model_entry(const std::string& name) {
     lang::NativeOptions native = lang::NativeOptions::from_environment();
     native.stop = &stop_flag();  // SIGINT, SIGTERM, --time-limit stop the compiler too
     found = loaded.emplace(name, lang::load_model_file(name, &warnings, native, &backend)).first;
-    std::cerr << warnings;
+    std::cerr << printable_lines(warnings);  // they quote the file's names
     // Without native code the file still runs, on the register tape, about 2.5 times slower.
-    if (backend.rfind("tape (", 0) == 0) std::cerr << "hysim: note: " << name << " runs on the " << backend << "\n";
+    if (backend.rfind("tape (", 0) == 0) std::cerr << "hysim: note: " << printable(name) << " runs on the " << printable(backend) << "\n";
   }
   return found->second;
 }

@@ -16,15 +16,14 @@
 // (apps/stop.hpp).
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <new>
-#include <set>
-#include <string>
-#include <vector>
 
-#include "apps/commands.hpp"
+#include "apps/command_line.hpp"
 #include "apps/stop.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/core/printable.hpp"
 #include "hysim/core/verbosity.hpp"
 #include "hysim/lang/source.hpp"
 #include "hysim/peers/peers.hpp"
@@ -33,78 +32,54 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (checked below), not death
   using namespace hysim::app;
   hysim::register_peers();  // the cvode strategy, when this build has SUNDIALS
-  CLI::App app{"hysim: simulation of hybrid dynamic systems"};
-  app.require_subcommand(1);
-  int verbosity = 0;
-  app.add_flag("-v", verbosity, "log each transition (-v) or each step (-vv) to stderr");
-  const std::vector<Command> commands = {
-      add_list_command(app),          add_check_command(app),           add_options_command(app),         add_run_command(app, &verbosity),
-      add_compare_command(app, &verbosity), add_reproduce_command(app, &verbosity),
-      add_workprecision_command(app, &verbosity), add_sweep_command(app, &verbosity),
-  };
-
-  // Every command that runs a model, a reference or user code takes a wall-clock budget.
-  double time_limit = 0;
-  const std::set<std::string> running = {"run", "compare", "reproduce", "workprecision", "sweep"};
-  for (const auto& command : commands) {
-    if (running.count(command.parser->get_name()) == 0) continue;
-    command.parser->add_option("--time-limit", time_limit,
-                               "[s] wall-clock budget: the runs stop there (reason interrupted, files complete), "
-                               "exit 124; 0: none");
-  }
-
+  CommandLine command_line;
+  CLI::App& app = command_line.app();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::cerr << "hysim: error: " << e.what() << "\n";
+    std::cerr << "hysim: error: " << hysim::printable_lines(e.what()) << "\n";
     return 2;
   }
-  hysim::set_verbosity(verbosity);
+  hysim::set_verbosity(command_line.verbosity());
+  // Messages quote names and paths from files and from the command line: shown printable,
+  // so that their control bytes never reach the terminal (hysim/core/printable.hpp).
   try {
-    if (!(time_limit >= 0 && time_limit <= 3.2e7)) {  // NaN too; a year at most
-      throw hysim::InvalidArgument("--time-limit: " + std::to_string(time_limit) +
-                                   " is not a number of seconds in [0, 3.2e7] (0: none)");
+    const Command& command = command_line.chosen();
+    int status = 0;
+    {
+      const StopOnSignals signals;  // SIGINT, SIGTERM: the runs stop at their next step
+      const Deadline deadline(command_line.time_limit());
+      status = command.execute();
     }
-    for (const auto& command : commands) {
-      if (!command.parser->parsed()) continue;
-      // --out "" would silently write nothing: a folder must be named.
-      const CLI::Option* out = command.parser->get_option_no_throw("--out");
-      if (out != nullptr && out->count() > 0 && out->as<std::string>().empty()) {
-        throw hysim::InvalidArgument("--out: the folder's name is empty");
-      }
-      int status = 0;
-      {
-        const StopOnSignals signals;  // SIGINT, SIGTERM: the runs stop at their next step
-        const Deadline deadline(time_limit);
-        status = command.execute();
-      }
-      if (status == 0 && stop_cause() != 0) {  // the command ended early, its rows say interrupted
-        std::cerr << "hysim: " << stop_cause_text() << ": the command stopped early; runs cut short say interrupted\n";
-        status = stop_exit_code();
-      }
-      // Output to a full disk or a closed pipe fails here, not silently (the files are written
-      // by then: SIGPIPE is ignored, so that `hysim run ... | head` still writes stats.json).
-      std::cout.flush();
-      if (!std::cout) {
-        std::cerr << "hysim: error: writing to standard output failed (a full disk or a closed pipe)\n";
-        return status == 0 ? 1 : status;
-      }
-      return status;
+    if (status == 0 && stop_cause() != 0) {  // the command ended early, its rows say interrupted
+      std::cerr << "hysim: " << stop_cause_text() << ": the command stopped early; runs cut short say interrupted\n";
+      status = stop_exit_code();
     }
-    return 2;
+    // Output to a full disk or a closed pipe fails here, not silently (the files are written
+    // by then: SIGPIPE is ignored, so that `hysim run ... | head` still writes stats.json).
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "hysim: error: writing to standard output failed (a full disk or a closed pipe)\n";
+      return status == 0 ? 1 : status;
+    }
+    return status;
   } catch (const hysim::lang::ModelFileError& e) {
-    std::cerr << e.what() << "\n";  // file:line:column: error: ..., with the line and a caret
+    std::cerr << hysim::printable_lines(e.what()) << "\n";  // file:line:column: error: ..., with the line and a caret
     return 2;
   } catch (const hysim::InvalidArgument& e) {
-    std::cerr << "hysim: error: " << e.what() << "\n";
+    std::cerr << "hysim: error: " << hysim::printable_lines(e.what()) << "\n";
     return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A folder or file that cannot be made: its path and why, not the library's wording.
+    std::cerr << "hysim: error: '" << hysim::printable(e.path1().string()) << "': " << e.code().message() << "\n";
+    return 1;
   } catch (const std::bad_alloc&) {
     // The files written so far are closed (flushed) on the way here, each with complete rows.
     std::cerr << "hysim: error: out of memory (std::bad_alloc); the files written so far hold every complete row\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "hysim: error: " << e.what() << "\n";
+    std::cerr << "hysim: error: " << hysim::printable_lines(e.what()) << "\n";
     return stop_cause() != 0 ? stop_exit_code() : 1;  // e.g. a compiler stopped by SIGINT: 130
   }
 }
