@@ -40,6 +40,12 @@ namespace {
 template <class S, class Parse>
 S parse_with(const std::string& text, std::string_view what, Parse parse) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) != 0) throw_not_a_number(text, what);
+  // strtod would read hexadecimal (0x1p3 = 8); the documented syntax is decimal only.
+  const std::size_t digits = text.front() == '+' || text.front() == '-' ? 1 : 0;
+  if (text.size() > digits + 1 && text[digits] == '0' && (text[digits + 1] == 'x' || text[digits + 1] == 'X')) {
+    throw InvalidArgument("malformed value '" + text + "' for " + std::string(what) +
+                          ": a hexadecimal number; write it in decimal");
+  }
   char* end = nullptr;
   errno = 0;
   const S value = parse(text.c_str(), &end);
