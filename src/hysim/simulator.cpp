@@ -95,7 +95,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
         x_a_(n_), x_b_(n_), x_mid_(n_), scratch_(n_), x_grid_(n_) {
     check_against_horizon<S>(options_, exact_, model.t0,
                              RunShape{stepper_->is_adaptive(), info_.is_driver() ? info_.name : std::string(),
-                                      std::is_same_v<S, double>});
+                                      std::is_same_v<S, double>, uses_h_min(), options_.strategy});
     if (model.x0.size() != n_) throw ModelError("model '" + model.name + "' is not finalized");
   }
 
@@ -664,6 +664,10 @@ class Simulator<S>::Impl final : private Outlook<S> {
 
   // The error of this run's event times near t (Zeno's tolerance; a chattering mode's step).
   S time_resolution(S t) const { return strategy_->time_resolution(t, min_step(t)); }
+
+  // Whether the strategy's time resolution is h_min (gamma's), which must then move t; the
+  // others resolve to a few ulps (min_step) and never read h_min.
+  bool uses_h_min() const { return strategy_ && strategy_->time_resolution(exact_.t_end, S(0)) == exact_.h_min; }
 
   // The first step at t_: options.initial_step, the fixed step, or the starting-step estimate.
   // The first step: fixed_step, initial_step, or the starting-step estimate, which is not

@@ -37,13 +37,17 @@ struct RunShape {
   bool adaptive = true;      // the solver controls its step (else: fixed_step)
   std::string driver;        // a strategy that brings its own solver (cvode); empty: none
   bool in_double = true;     // S is double
+  // The strategy's time resolution is h_min (gamma: its least step); other strategies do
+  // not read h_min, so its value is not checked for them.
+  bool uses_h_min = true;
+  std::string strategy;      // its name, for the messages
 };
 
 // Throws InvalidArgument naming the option whose value the horizon [t0, t_end] or the
 // resolution of t over it makes impossible: t_end not above t0; an event bracket as wide as the
 // horizon, or narrower than one ulp of t at its end; more than 1e12 steps or 1e9 samples; a
-// fixed step outside [min_step, max_step]; gamma's least step below 16 ulps of t (it would not
-// move t); a driver asked for what it does not do.
+// fixed step outside [min_step, max_step]; gamma's least step (h_min) below 16 ulps of t (it
+// would not move t); a driver asked for what it does not do.
 template <class S>
 void check_against_horizon(const SimulationOptions& options, const ExactOptions<S>& exact, const S& t0,
                            const RunShape& run) {
@@ -79,11 +83,14 @@ void check_against_horizon(const SimulationOptions& options, const ExactOptions<
                           " is below the time resolution " + format_scalar(spacing) + " (one ulp of t at " +
                           format_scalar(t_far) + "): no bracket can be that narrow (0: locate to one ulp)");
   }
-  // The gamma strategies' least step (004, Algorithm 3) must move t: at least 16 ulps of it.
+  // The gamma strategy's least step (004, Algorithm 3) must move t: at least 16 ulps of it,
+  // which grow with the horizon; the message names both options that meet here.
   const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(t0), abs(exact.t_end), S(1)});
-  if (!(exact.h_min >= resolution)) {
+  if (run.uses_h_min && !(exact.h_min >= resolution)) {
     throw InvalidArgument("option h_min = " + options.h_min.str() + " is below the time resolution " +
-                          format_scalar(resolution) + " (16 ulps of t over [t0, t_end]): such a step does not move t");
+                          format_scalar(resolution) + " of t at t_end = " + options.t_end.str() +
+                          " (16 ulps): strategy " + run.strategy +
+                          "'s least step would not move t; raise --h-min or shorten --t-end");
   }
   if (options.max_step > 0 && horizon / options.max_step > kMostSteps) {
     throw InvalidArgument("option max_step = " + options.max_step.str() + " would take more than 1e12 " +
