@@ -289,7 +289,12 @@ TEST(ModelFileErrors, SemanticErrorsNameTheCulprit) {
   EXPECT_TRUE(contains(error_of(kHeader + mode + "a -> b hit [x < 0]\n"), "unknown mode 'b'; did you mean 'a'?"));
   EXPECT_TRUE(contains(error_of(kHeader + "let p = q + 1\nlet q = p * 2\n" + mode), "recursion among let names: p -> q -> p"));
   EXPECT_TRUE(contains(error_of("model m\nparameter k = 1e999\nstate x = 0\nmode a { der(x) = k }\n"),
-                       "bad.hym:2:15: error: parameter 'k' = 1e999 is not a finite number"));
+                       "bad.hym:2:15: error: value '1e999' for parameter 'k' is out of range: it overflows the double range"));
+  EXPECT_TRUE(contains(error_of("model m\nparameter k = 1e-999\nstate x = 0\nmode a { der(x) = k }\n"),
+                       "bad.hym:2:15: error: value '1e-999' for parameter 'k' is out of range: it underflows"));
+  // A literal in an expression, at its file:line:column (not when the tape is built).
+  EXPECT_TRUE(contains(error_of("model m\nstate x = 0\nmode a { der(x) = 2 * 1e999 }\n"),
+                       "bad.hym:3:23: error: value '1e999' for a literal is out of range: it overflows the double range"));
   EXPECT_TRUE(contains(error_of(kHeader + mode + "a -> a hit [x == 0]\n"), "cannot be located in time"));
   EXPECT_TRUE(contains(error_of(kHeader + "state t = 0\n" + mode), "'t' is a keyword"));
   EXPECT_TRUE(contains(error_of(kHeader + "mode a { der(x) = prior(v); der(v) = -x }\n"),
@@ -324,6 +329,63 @@ TEST(ModelFileErrors, WarningsAndBuildTimeChecks) {
   } catch (const InvalidArgument& e) {
     EXPECT_TRUE(contains(e.what(), "req.hym:5:1: model 'm' requires z >= 0 (z is a distance)")) << e.what();
   }
+}
+
+// A mode whose field needs more registers than a tape holds (65535): the message says where
+// the mode stands, not only what overflowed.
+TEST(ModelFileErrors, RegisterOverflowNamesTheMode) {
+  std::string text = "model big\n";
+  constexpr int kStates = 20, kLets = 10, kTerms = 130;  // 20 x 10 x 130 x (constant, *, +) > 65535
+  for (int i = 0; i < kStates; ++i) text += "state x" + std::to_string(i) + " = 1\n";
+  for (int i = 0; i < kStates; ++i) {
+    for (int j = 0; j < kLets; ++j) {
+      text += "let l" + std::to_string(i) + "_" + std::to_string(j) + " = 0";
+      for (int k = 0; k < kTerms; ++k) {
+        text += " + x" + std::to_string(i) + "*" + std::to_string(i + 1) + "." + std::to_string(1000 + j) +
+                std::to_string(1000 + k);
+      }
+      text += "\n";
+    }
+  }
+  text += "mode a {";
+  for (int i = 0; i < kStates; ++i) {
+    text += " der(x" + std::to_string(i) + ") = 0";
+    for (int j = 0; j < kLets; ++j) text += " + l" + std::to_string(i) + "_" + std::to_string(j);
+    text += ";";
+  }
+  text += " }\n";
+  const int mode_line = 1 + kStates + kStates * kLets + 1;
+  lang::NativeOptions tape;
+  tape.backend = lang::NativeOptions::Backend::kTape;
+  const auto entry = lang::model_entry(std::make_shared<const lang::ModelSpec>(lang::compile_text("big.hym", text)), tape);
+  try {
+    (void)entry.make<double>(entry.default_values());
+    ADD_FAILURE() << "a field beyond 65535 registers must be refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_TRUE(contains(e.what(), "big.hym:" + std::to_string(mode_line) + ":6: a model file's expression needs more than 65535 registers"))
+        << e.what();
+  }
+}
+
+// A byte order mark is skipped (columns count from after it); a directory is not a file.
+TEST(ModelFileErrors, ByteOrderMarkAndDirectory) {
+  const auto spec = lang::compile_text("bom.hym", "\xEF\xBB\xBFmodel m\nstate x = 1\nmode a { der(x) = -x }\n");
+  EXPECT_EQ(spec.name, "m");
+  EXPECT_TRUE(contains(error_of("\xEF\xBB\xBFmodel m\nstate x = 1\nmode a { der(x) = -y }\n"), "bad.hym:3:20: error: unknown name 'y'"));
+  try {
+    (void)lang::compile_file(testing::source_dir());
+    ADD_FAILURE() << "a directory must be refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(std::string(e.what()), "'" + std::string(testing::source_dir()) + "' is a directory, not a model file");
+  }
+}
+
+// Control bytes in a file are shown escaped in diagnostics, the caret under the column.
+TEST(ModelFileErrors, ControlBytesAreEscapedInDiagnostics) {
+  const std::string message = error_of("model m\nstate x = 1\nmode a\x1b[2J { der(x) = -x }\n");
+  EXPECT_TRUE(contains(message, "bad.hym:3:7: error: ")) << message;
+  EXPECT_TRUE(contains(message, "\n  mode a\\x1b[2J { der(x) = -x }\n        ^")) << message;
+  EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
 }
 
 // ---- semantics --------------------------------------------------------------------------------

@@ -77,23 +77,26 @@ class Builder {
       model.state_names.push_back(s.name);
       model.x0.push_back(finite(s.initial, "the initial value of '" + s.name + "'", s.where));
     }
-    for (const auto& m : spec_.modes) model.add_mode(m.name, m.algebraic ? FieldFunction<S>{} : field(m.field), m.description);
+    for (const auto& m : spec_.modes) {
+      model.add_mode(m.name, m.algebraic ? FieldFunction<S>{} : field(m.field, m.where), m.description);
+    }
     model.initial_mode = initial_mode(model.x0);
     for (const auto& tr : spec_.transitions) {
       model.add_transition(spec_.modes[static_cast<std::size_t>(tr.from)].name,
                            spec_.modes[static_cast<std::size_t>(tr.to)].name, tr.label,
-                           guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets));
+                           guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets, tr.where));
     }
     if (spec_.zeno) {
       model.zeno.mode_name = spec_.modes[static_cast<std::size_t>(spec_.zeno->mode)].name;
-      model.zeno.reset = reset(spec_.zeno->resets);
+      model.zeno.reset = reset(spec_.zeno->resets, Location{});
     }
     model.finalize();
     return model;
   }
 
  private:
-  Program<S> program(const std::vector<NodeId>& outputs, const std::vector<int>& where = {}) const {
+  // `at`: where the program's expressions stand in the file, for a tape that cannot be built.
+  Program<S> program(const std::vector<NodeId>& outputs, Location at, const std::vector<int>& where = {}) const {
     Program<S> p;
     if (compiled_.native) {
       std::vector<NodeId> key = outputs;
@@ -107,13 +110,17 @@ class Builder {
       p.constants = constants_;
       p.library = compiled_.native;
     } else {
-      p.tape = std::make_shared<const Tape<S>>(spec_.graph, outputs, parameters_, n_);
+      try {
+        p.tape = std::make_shared<const Tape<S>>(spec_.graph, outputs, parameters_, n_);
+      } catch (const InvalidArgument& e) {  // more registers than a tape holds
+        throw InvalidArgument((at.line > 0 ? located(at) : spec_.file + ": ") + e.what());
+      }
     }
     return p;
   }
 
-  FieldFunction<S> field(const std::vector<NodeId>& derivatives) const {
-    Program<S> p = program(derivatives);
+  FieldFunction<S> field(const std::vector<NodeId>& derivatives, Location at) const {
+    Program<S> p = program(derivatives, at);
     if (p.tape) return [tape = p.tape](S t, const S* x, S* dxdt) { tape->evaluate(t, x, x, nullptr, dxdt); };
     return [f = p.function, c = p.constants, lib = p.library](S t, const S* x, S* dxdt) {
       f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, raw(dxdt));
@@ -135,7 +142,7 @@ class Builder {
   // During continuous evolution prior(x) is x and `jumping` false; across a jump the atom
   // reads (x_prior, x+) with `jumping` true.
   Guard<S> atom(const AtomSpec& a) const {
-    const Program<S> e = program({a.e});
+    const Program<S> e = program({a.e}, a.where);
     EventFunction<S> value;
     JumpEventFunction<S> jump;
     if (e.tape) {
@@ -159,7 +166,7 @@ class Builder {
     }
     EventRate<S> rate;
     if (a.rate >= 0) {
-      const Program<S> r = program({a.rate});
+      const Program<S> r = program({a.rate}, a.where);
       if (r.tape) {
         rate = [tape = r.tape](S t, const S* x, const S* f) { return tape->value(t, x, x, f); };
       } else {
@@ -183,7 +190,7 @@ class Builder {
   }
 
   // x+ = g(x): every right-hand side reads the a priori state (003, invariance of state).
-  ResetFunction<S> reset(const std::vector<std::pair<int, NodeId>>& resets) const {
+  ResetFunction<S> reset(const std::vector<std::pair<int, NodeId>>& resets, Location at) const {
     if (resets.empty()) return {};
     std::vector<NodeId> values;
     std::vector<int> positions;
@@ -191,7 +198,7 @@ class Builder {
       positions.push_back(state);
       values.push_back(value);
     }
-    const Program<S> p = program(values, positions);
+    const Program<S> p = program(values, at, positions);
     if (p.tape) {
       auto where = std::make_shared<const std::vector<int>>(positions);
       return [tape = p.tape, where](S t, const S* x_pre, S* x_post) {

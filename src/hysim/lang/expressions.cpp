@@ -112,8 +112,8 @@ bool ExpressionResolver::finite_literal(const std::string& text, Location where,
   try {
     (void)parse_decimal<double>(text, what);
     return true;
-  } catch (const Error&) {
-    error(where, what + " = " + text + " is not a finite number");
+  } catch (const Error& e) {
+    error(where, e.what());  // malformed, or out of range: it overflows or underflows
     return false;
   }
 }
@@ -161,7 +161,12 @@ bool ExpressionResolver::let_value(int index, Location used_at, Value* out) {
 bool ExpressionResolver::expression(const Expression& e, Context c, Value* out) {
   Graph& g = spec_.graph;
   switch (e.kind) {
-    case Expression::Kind::kNumber: *out = {g.constant(e.text), false}; return true;
+    case Expression::Kind::kNumber:
+      // Every model also builds in double: a literal beyond its range is reported here, where
+      // it stands, not when a tape is built.
+      if (!finite_literal(e.text, e.where, "a literal")) return false;
+      *out = {g.constant(e.text), false};
+      return true;
     case Expression::Kind::kName: return name(e, c, out);
     case Expression::Kind::kCall: return call(e, c, out);
     case Expression::Kind::kUnary: {

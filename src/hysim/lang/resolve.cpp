@@ -2,10 +2,12 @@
 // Graph (lang/expressions.hpp); guards normalised by De Morgan's rules into trees of atoms
 // e REL 0 with symbolic rates (lang/guards.hpp); and every check of docs/model-language.md,
 // "Errors". It collects every error it finds (each with file:line:column) before throwing.
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "hysim/core/scalar.hpp"
 #include "hysim/lang/expressions.hpp"
@@ -336,11 +338,19 @@ std::string ModelSpec::print(NodeId id) const {
 ModelSpec resolve(const SourceText& source, const ModelSyntax& syntax) { return Resolver(source, syntax).run(); }
 
 ModelSpec compile_text(const std::string& name, const std::string& text) {
-  const SourceText source(name, text);
+  // A UTF-8 byte order mark, as some editors save it, is not part of the model: columns count
+  // from after it.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  const bool marked = text.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0;
+  const SourceText source(name, marked ? text.substr(kByteOrderMark.size()) : text);
   return resolve(source, parse(source));
 }
 
 ModelSpec compile_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {  // it would read as an empty file
+    throw InvalidArgument("'" + path + "' is a directory, not a model file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgument("cannot read the model file '" + path + "'");
   std::stringstream buffer;
