@@ -35,4 +35,5 @@ timed "sanitizer build and tests" scripts/sanitize.sh
 timed "fuzz model_file ${fuzz_seconds} s" fuzz model_file
 timed "fuzz rule_table ${fuzz_seconds} s" fuzz rule_table
 timed "fuzz cache_loader ${fuzz_seconds} s" fuzz cache_loader
+timed "fuzz cli_options ${fuzz_seconds} s" fuzz cli_options
 echo "ci: total $((SECONDS - total)) s"

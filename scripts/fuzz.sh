@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Fuzzes the model-file compiler (src/hysim/lang), the rule-table reader and interpreter
-# (src/hysim/rules), or the loader of cached model objects (src/hysim/lang/native_cache.hpp) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, built
-# with clang into build-fuzz/ (tests/fuzz/CMakeLists.txt; Debian's clang and libclang-rt-N-dev
-# are installed when missing; CXX_FUZZ names another compiler and installs nothing).
+# (src/hysim/rules), the loader of cached model objects (src/hysim/lang/native_cache.hpp) or the
+# command line's option parser (apps/command_line.hpp) with libFuzzer under AddressSanitizer and
+# UndefinedBehaviorSanitizer, built with clang into build-fuzz/ (tests/fuzz/CMakeLists.txt;
+# Debian's clang and libclang-rt-N-dev are installed when missing; CXX_FUZZ names another
+# compiler and installs nothing).
 #
-#   scripts/fuzz.sh [SECONDS=600] [JOBS=1] [TARGET=model_file|rule_table|cache_loader]
+#   scripts/fuzz.sh [SECONDS=600] [JOBS=1] [TARGET=model_file|rule_table|cache_loader|cli_options]
 #
 # Exits non-zero on a crash, a sanitizer report, a leak, an input that takes over 10 s or 2 GB.
 # Seeds: the shipped models (models/*.hym, models/rules/*.rules.tsv) and the regression corpus
-# (tests/fuzz/corpus, tests/fuzz/rules-corpus). New interesting inputs go to build-fuzz/corpus
-# (model_file) or build-fuzz/rule_table-corpus; crashes to build-fuzz/crash-*. Copy a crash into
-# the regression corpus once fixed: tests/model_file_fuzz_test.cpp and
-# tests/rule_table_fuzz_test.cpp replay those folders.
+# (tests/fuzz/corpus, tests/fuzz/rules-corpus, tests/fuzz/cli-corpus: command lines, one word a
+# line). New interesting inputs go to build-fuzz/corpus (model_file) or
+# build-fuzz/TARGET-corpus; crashes to build-fuzz/crash-*. Copy a crash into the regression
+# corpus once fixed: tests/model_file_fuzz_test.cpp, tests/rule_table_fuzz_test.cpp and
+# tests/cli_options_fuzz_test.cpp replay those folders.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -22,7 +25,8 @@ case $target in
   model_file) seeds=(models/*.hym tests/fuzz/corpus/*) corpus=$out/corpus ;;
   rule_table) seeds=(models/rules/*.rules.tsv tests/fuzz/rules-corpus/*) corpus=$out/rule_table-corpus ;;
   cache_loader) seeds=(tests/fuzz/cache-corpus/*) corpus=$out/cache_loader-corpus ;;
-  *) echo "fuzz.sh: unknown target '$target' (model_file, rule_table, cache_loader)" >&2; exit 2 ;;
+  cli_options) seeds=(tests/fuzz/cli-corpus/*) corpus=$out/cli_options-corpus ;;
+  *) echo "fuzz.sh: unknown target '$target' (model_file, rule_table, cache_loader, cli_options)" >&2; exit 2 ;;
 esac
 mkdir -p "$corpus"
 if [[ -z ${CXX_FUZZ:-} ]]; then
@@ -31,7 +35,7 @@ if [[ -z ${CXX_FUZZ:-} ]]; then
   version=$(clang++ -dumpversion)
   scripts/install-packages.sh "libclang-rt-${version%%.*}-dev"
 fi
-# tests/fuzz/CMakeLists.txt: both fuzzers, their sources compiled once, through ccache.
+# tests/fuzz/CMakeLists.txt: the fuzzers, their shared sources compiled once, through ccache.
 fuzzer=$out/${target}_fuzzer
 cmake -S tests/fuzz -B "$out" -DCMAKE_CXX_COMPILER="${CXX_FUZZ:-clang++}" > "$out/build.log" 2>&1 ||
   { cat "$out/build.log"; exit 1; }
