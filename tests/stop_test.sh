@@ -95,8 +95,10 @@ refused() {
   check "... in one line naming $culprit" bash -c "test \$(wc -l <'$TMP/refused.err') -eq 1 && grep -qF -- \"$culprit\" '$TMP/refused.err'"
   check "... and writes no folder" test ! -e "$TMP/refused"
 }
-refused "is below the time resolution" run pwm-servo --t-end 1e308
-refused "is below the time resolution" run cam-follower --t-end 1e308
+# Under gamma a horizon this long leaves its least step h_min below 16 ulps of t: refused,
+# naming both options. The other strategies do not read h_min (their runs end by --time-limit).
+refused "h_min = 1e-06 is below the time resolution" run pwm-servo --strategy gamma --t-end 1e308
+refused "raise --h-min or shorten --t-end" run cam-follower --strategy gamma --t-end 1e308
 refused "event_tolerance = 1e-12 is below the time resolution" run pwm-servo --event-tolerance 1e-12 --t-end 1e5
 refused "strategy cvode runs in double only" run pwm-servo --strategy cvode --scalar float128
 refused "t-end" run pwm-servo --t-end ""
