@@ -102,6 +102,17 @@ check "check esc-mode.hym: the line shown with \\x1b" grep -qF 'mode a\x1b[2J { 
 check "check esc-mode.hym: the caret under the escape" grep -qx '  \{7\}^' "$TMP/esc-mode.err"
 # A path with an ESC in an error message.
 bad "a missing model file with an ESC in its path" 'no\x1b[31m.hym' run "$TMP/no${ESC}[31m.hym"
+# A rule table's variable with an ESC: the interpreter's switch lines show it escaped; the
+# engine's log (-v) names the translated modes.
+sed "s/нагрев/на${ESC}[31mгрев/g" "$SOURCE/models/rules/thermostat.rules.tsv" >"$TMP/esc.rules.tsv"
+"$HYSIM" run "$TMP/esc.rules.tsv" --t-end 1 >"$TMP/rules.out" 2>"$TMP/rules.err"
+check "run esc.rules.tsv exits 0" test $? -eq 0
+check "run esc.rules.tsv: the switch shown as на\\x1b[31mгрев" grep -qF 'на\x1b[31mгрев -> True' "$TMP/rules.out"
+"$HYSIM" -v run "$TMP/esc.rules.tsv" --t-end 1 --strategy bisection >>"$TMP/rules.out" 2>>"$TMP/rules.err"
+check "run esc.rules.tsv on the engine with -v exits 0" test $? -eq 0
+check "run esc.rules.tsv: no ESC on stdout or stderr" \
+  bash -c "! LC_ALL=C grep -q \"\$(printf '\033')\" '$TMP/rules.out' '$TMP/rules.err'"
+check "run esc.rules.tsv: -v logged the transitions" grep -q '^\[info\] event 1 ' "$TMP/rules.err"
 # Cyrillic names stay readable.
 if [[ -f "$SOURCE/models/rules/000-ball.rules.tsv" ]]; then :; fi
 cyr=$(ls "$SOURCE"/models/rules/*.rules.tsv 2>/dev/null | head -n 1)

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "hysim/core/printable.hpp"
+#include "hysim/core/verbosity.hpp"
+#include "hysim/simulator.hpp"
 
 namespace {
 
@@ -45,6 +47,34 @@ TEST(Printable, MalformedUtf8IsEscapedByteByByte) {
   EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");     // a surrogate
   EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
   EXPECT_EQ(printable("\xff\xfe"), "\\xff\\xfe");
+}
+
+// The engine's log (-v) names modes and guards, which a model may have from a file: its lines
+// reach stderr printable.
+TEST(Printable, TheLogEscapesNamesFromModels) {
+  hysim::Model<double> model;
+  model.name = "log";
+  model.state_names = {"x"};
+  model.x0 = {0};
+  const hysim::FieldFunction<double> rate = [](double, const double*, double* dxdt) { dxdt[0] = 1; };
+  model.add_mode("calm", rate);
+  model.add_mode("red\x1b[31m", rate);
+  model.add_transition("calm", "red\x1b[31m", "x\x1b]0;title\x07",
+                       hysim::Guard<double>::atom(
+                           "x - 0.5", [](double, const double* x) { return x[0] - 0.5; }, hysim::Relation::kGreaterEqual));
+  model.finalize();
+  hysim::SimulationOptions options;
+  options.t_end = 1;
+  hysim::set_verbosity(1);
+  ::testing::internal::CaptureStderr();
+  const auto result = hysim::Simulator<double>(model, options).run(nullptr);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  hysim::set_verbosity(0);
+  EXPECT_EQ(result.stats.events, 1);
+  EXPECT_NE(log.find("calm -> red\\x1b[31m"), std::string::npos) << log;
+  EXPECT_NE(log.find("guard x\\x1b]0;title\\x07"), std::string::npos) << log;
+  EXPECT_EQ(log.find('\x1b'), std::string::npos) << log;
+  EXPECT_EQ(log.find('\x07'), std::string::npos) << log;
 }
 
 }  // namespace
