@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
 
@@ -13,18 +14,12 @@ namespace hysim::app {
 
 namespace {
 
-std::string shortest(double value) {
-  char text[32];
-  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
-}
-
 // The number options CLI11 converts itself are held to the documented syntax: decimal only
 // (it reads 0x1p3 as 8) and whole numbers within their type (it wraps -1 and clamps
 // 99999999999999999999 into an unsigned one).
 void strict_numbers(CLI::App* app) {
   for (CLI::Option* option : app->get_options()) {
     const std::string type = option->get_type_name();
-    const std::string name = option->get_name();
     if (type.rfind("FLOAT", 0) == 0) {
       option->check(CLI::Validator(
           [](std::string& text) -> std::string {
@@ -85,7 +80,7 @@ CommandLine::CommandLine() {
 
 const Command& CommandLine::chosen() const {
   if (!(time_limit_ >= 0 && time_limit_ <= 3.2e7)) {  // NaN too; a year at most
-    throw InvalidArgument("--time-limit: " + shortest(time_limit_) +
+    throw InvalidArgument("--time-limit: " + format_shortest(time_limit_) +
                           " is not a number of seconds in [0, 3.2e7] (0: none)");
   }
   for (const auto& command : commands_) {

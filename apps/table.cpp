@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -98,6 +99,11 @@ void create_output_folder(const std::filesystem::path& folder) {
   if (error) {
     throw InvalidArgument("cannot create the output folder '" + printable(folder.string()) + "': " + error.message());
   }
+}
+
+std::string format_shortest(double value) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 std::string format_general(double value, int digits) {

@@ -53,7 +53,7 @@ constexpr int kMostTolerances = 1000;  // a sweep longer than this is a typing m
 std::vector<double> rtol_sweep(const WorkPrecisionRequest& r) {
   auto positive = [](double value, const char* name) {
     if (!(std::isfinite(value) && value > 0)) {
-      throw InvalidArgument("option " + std::string(name) + " = " + format_general(value, 6) + " violates " + name +
+      throw InvalidArgument("option " + std::string(name) + " = " + format_shortest(value) + " violates " + name +
                             " > 0");
     }
   };

@@ -124,6 +124,8 @@ fi
 # --- unclear messages ----------------------------------------------------------------------------
 bad "--time-limit 1.8e308" "--time-limit: 1.7976931348623157e+308 is not" run bouncing-ball --time-limit 1.7976931348623157e308
 check "--time-limit 1.8e308: a short message" test "$(wc -c <"$TMP/bad.err")" -lt 200
+bad "--atol-factor -1.8e308 in full" "option atol-factor = -1.7976931348623157e+308 violates atol-factor > 0" \
+  workprecision drag-ball --atol-factor -1.7976931348623157e308 --out "$TMP/wp-atol"
 bad "--t-end 1e9 under gamma blames h_min and t_end" "raise --h-min or shorten --t-end" \
   run bouncing-ball --strategy gamma --t-end 1e9 --quiet
 printf 'model ramp "x grows at 1/s"\nstate x = 0\nmode a { der(x) = 1 }\n' >"$TMP/ramp.hym"
