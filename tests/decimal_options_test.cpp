@@ -94,8 +94,12 @@ TEST(Decimal, ReportsAndOptionText) {
   for (const char* text : {"0.1", "1e-1", "0.10", "-0", "100", "1e2", "0.001", "1E-3"}) {
     EXPECT_FALSE(Decimal(text).beyond_double()) << text;
   }
-  for (const char* text : {kTenth, "0.1000000000000000000000000000000000000000001", "0x1p-3"}) {
+  for (const char* text : {kTenth, "0.1000000000000000000000000000000000000000001"}) {
     EXPECT_TRUE(Decimal(text).beyond_double()) << text;
+  }
+  // Options are decimal: strtod would read hexadecimal, the text is refused instead.
+  for (const char* text : {"0x1p-3", "-0X10", "+0x.8"}) {
+    EXPECT_THROW((void)Decimal(text, "option t_end"), InvalidArgument) << text;
   }
   EXPECT_EQ(option_text(options, *std::find_if(option_table().begin(), option_table().end(),
                                                [](const OptionInfo& i) { return std::string(i.name) == "t_end"; })),
