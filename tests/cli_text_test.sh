@@ -162,6 +162,10 @@ touch "$TMP/afile"
 check "compare into a path below a file exits 2" test $? -eq 2
 check "compare into a path below a file names the folder and why" \
   grep -qxF "hysim: error: cannot create the output folder '$TMP/afile/out': Not a directory" "$TMP/compare.err"
+"$HYSIM" reproduce pwm-table1 --out "$TMP/afile/out" >/dev/null 2>"$TMP/reproduce.err"
+check "reproduce into a path below a file exits 2" test $? -eq 2
+check "reproduce into a path below a file names the folder and why" \
+  grep -qxF "hysim: error: cannot create the output folder '$TMP/afile/out': Not a directory" "$TMP/reproduce.err"
 "$HYSIM" sweep bouncing-ball --param y0=1:2:2 --out "$TMP/afile/out" >/dev/null 2>"$TMP/sweep.err"
 check "sweep into a path below a file exits non-zero" test $? -ne 0
 check "sweep into a path below a file: no raw 'filesystem error'" bash -c "! grep -q 'filesystem error' '$TMP/sweep.err'"
