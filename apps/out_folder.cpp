@@ -1,6 +1,8 @@
 // The --out folder of a command (apps/out_folder.hpp).
 #include "apps/out_folder.hpp"
 
+#include "apps/table.hpp"
+
 #include <algorithm>
 #include <system_error>
 
@@ -30,9 +32,7 @@ bool is_run_number(const std::string& name) {
 
 void prepare_out_folder(const fs::path& folder, const std::vector<std::string>& own,
                         const std::vector<std::string>& writes) {
-  std::error_code error;
-  fs::create_directories(folder, error);
-  if (error) throw InvalidArgument("cannot create the output folder " + folder.string() + ": " + error.message());
+  create_output_folder(folder);
   for (const std::string& name : own) {
     remove_file(folder / (name + ".partial"));
     if (std::find(writes.begin(), writes.end(), name) == writes.end()) remove_file(folder / name);

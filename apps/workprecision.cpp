@@ -25,6 +25,7 @@
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
 #include "apps/evaluation.hpp"
+#include "apps/out_folder.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
@@ -261,7 +262,9 @@ int workprecision(const WorkPrecisionRequest& request) {
   }
 
   const std::filesystem::path out_dir = std::filesystem::absolute(request.out_dir);
-  create_output_folder(out_dir);
+  // A figure of an earlier run goes first: this run draws its own, or none.
+  prepare_out_folder(out_dir, {"workprecision.csv", "workprecision.gp", "workprecision.png"},
+                     {"workprecision.csv", "workprecision.gp"});
   const auto csv = out_dir / "workprecision.csv", gp = out_dir / "workprecision.gp", png = out_dir / "workprecision.png";
   exact.write_csv(csv);
   std::ostringstream title;

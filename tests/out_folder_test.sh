@@ -153,6 +153,13 @@ rm "$TMP/runs/runs/4/notes.txt"
 "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:3 --t-end 0.05 --out "$TMP/runs" >/dev/null 2>&1
 check "a sweep without --run-files removes the earlier runs/" test ! -e "$TMP/runs/runs"
 
+# workprecision without gnuplot on PATH draws no figure: an earlier workprecision.png goes.
+mkdir -p "$TMP/wp"
+touch "$TMP/wp/workprecision.png" "$TMP/wp/notes.txt"
+PATH=/nonexistent "$HYSIM" workprecision drag-ball --t-end 2 --out "$TMP/wp" >/dev/null 2>&1
+check "workprecision without gnuplot: the old figure goes, the CSV and script are written, the user's file stays" \
+  bash -c "test ! -e '$TMP/wp/workprecision.png' -a -f '$TMP/wp/workprecision.csv' -a -f '$TMP/wp/workprecision.gp' -a -f '$TMP/wp/notes.txt'"
+
 if [ $failures -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1
