@@ -107,7 +107,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
     RunResult<S> result;
     try {
       if (info_.is_driver()) {
-        if constexpr (std::is_same_v<S, double>) result = info_.driver(model_, options_, observer_, &stats_);
+        if constexpr (std::is_same_v<S, double>) result = info_.driver(model_, options_, observer_, &stats_, stop_);
       } else {
         start();
         result = run_loop();
@@ -173,7 +173,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
         result.reason = RunReason::kEventLimit;
         break;
       }
-      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) {
+      if (stop_requested()) {
         result.reason = RunReason::kInterrupted;
         break;
       }
@@ -191,7 +191,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
         h = rejected(outcome);
         continue;
       }
-      accepted(step);
+      accepted(step, stepper_->t_current() - t_step);
       // An accepted step's proposal is not below min_step: the solver shrinks to it only after
       // a rejection, and fails below it (rejected()).
       h = std::max(limiter_.next(step, h_before, outcome.h_next), exact_.min_step);
@@ -203,6 +203,13 @@ class Simulator<S>::Impl final : private Outlook<S> {
         continue;
       }
       const Crossing crossing = detect();
+      if (crossing.transition == kScanStopped) {  // the step is given back; the run ends at its start
+        --stats_.steps_accepted;
+        std::copy(stepper_->x_previous(), stepper_->x_previous() + n_, x_a_.begin());
+        stepper_->restart(rhs_of(mode_), t_, x_a_.data(), nullptr);
+        result.reason = RunReason::kInterrupted;
+        break;
+      }
       if (crossing.transition < 0) {
         advance(step.limit);
         continue;
@@ -229,7 +236,18 @@ class Simulator<S>::Impl final : private Outlook<S> {
     return outcome.h_next;
   }
 
-  void accepted(const StepProposal<S>& step) {
+  // An accepted step of length `taken`. One that does not move t, or that the error control
+  // chose shorter than the minimum, fails as a rejection below it does: an explicit solver
+  // accepts steps of length 0 when the field is huge against the tolerances (err = 0 there),
+  // and the run would loop at one t, writing a row per step.
+  void accepted(const StepProposal<S>& step, S taken) {
+    if (!(taken > S(0)) || (step.limit == StepLimit::kIntegrator && taken < min_step(t_))) {
+      throw SimulationError(where(model_, mode_, t_) + ": " + std::string(stepper_->name()) +
+                            " accepted a step of length " + format_scalar(taken) + ", below the minimum " +
+                            format_scalar(min_step(t_)) +
+                            " (the field is too large for the tolerances, or the tolerances too small for the "
+                            "scalar type)");
+    }
     ++stats_.steps_accepted;
     check_finite(model_, mode_, stepper_->t_current(), stepper_->x_current(), "the state");
     HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} ({}) mode {}", to_double(t_), to_double(step.h),
@@ -251,12 +269,18 @@ class Simulator<S>::Impl final : private Outlook<S> {
     S t_lo = S(0), t_hi = S(0);
   };
 
+  // A stop asked for while scanning a step's many samples (strategy sampled, --samples 1e9
+  // takes minutes per step): detect() returns this transition, and the step is not taken.
+  static constexpr int kScanStopped = -2;
+  static constexpr int kSamplesBetweenPolls = 4096;
+
   Crossing detect() {
     const S t0 = stepper_->t_previous();
     const S t1 = stepper_->t_current();
     const int m = strategy_->interior_samples();
     S t_lo = t0;
     for (int j = 1; j <= m; ++j) {
+      if (j % kSamplesBetweenPolls == 0 && stop_requested()) return {kScanStopped, t0, t0};
       const S tj = t0 + (t1 - t0) * S(j) / S(m + 1);
       stepper_->interpolate(tj, x_mid_.data());
       const int k = detector_.fired(mode_, tj, x_mid_.data());
@@ -699,6 +723,7 @@ class Simulator<S>::Impl final : private Outlook<S> {
   Observer<S>* observer_ = nullptr;
   std::vector<S> x_a_, x_b_, x_mid_, scratch_, x_grid_;
   const std::atomic<bool>* stop_ = nullptr;  // stop_when
+  bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
   // The output grid (options_.output_step > 0): the next grid point is t0 + next_grid_ step.
   S grid_step_ = S(0);
   std::int64_t next_grid_ = 1;
