@@ -26,6 +26,7 @@
 // CVODE peer, peers/cvode.hpp), which replaces the loop altogether.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -150,9 +151,11 @@ using StrategyFactory = std::function<std::unique_ptr<EventStrategy<S>>(const Si
 
 // A run of its own (a peer with its own integrator and root finder), in double: passes
 // samples, events and steps to the observer as the simulator does, fills *stats as it goes,
-// and returns the result (a failed run: RunReason::kFailed with the message).
+// and returns the result (a failed run: RunReason::kFailed with the message). It polls *stop
+// (when not null; Simulator::stop_when) between its steps and ends with RunReason::kInterrupted
+// once it is set.
 using StrategyDriver = std::function<RunResult<double>(const Model<double>&, const SimulationOptions&,
-                                                       Observer<double>*, RunStatistics*)>;
+                                                       Observer<double>*, RunStatistics*, const std::atomic<bool>* stop)>;
 
 struct StrategyInfo {
   std::string name;         // as given to --strategy

@@ -125,12 +125,13 @@ struct RootFunction {
 class CvodeRun {
  public:
   CvodeRun(const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
-           RunStatistics* stats, CvodeMethod method)
+           RunStatistics* stats, CvodeMethod method, const std::atomic<bool>* interrupt)
       : model_(model),
         options_(options),
         observer_(observer),
         stats_(stats),
         method_(method),
+        interrupt_(interrupt),
         n_(model.state_size()),
         detector_(model, &stats->guard_evals),
         chain_(model, options.chain_limit, &detector_, &stats->rhs_evals),
@@ -183,6 +184,11 @@ class CvodeRun {
       }
       if (stats_->events >= options_.event_limit) {
         result.reason = RunReason::kEventLimit;
+        break;
+      }
+      // Polled after each internal step (CV_ONE_STEP returns after one), as the engine polls.
+      if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) {
+        result.reason = RunReason::kInterrupted;
         break;
       }
       // An event within a few ulps of t_end ends the run: CVODE cannot start on what remains.
@@ -576,6 +582,7 @@ class CvodeRun {
   Observer<double>* observer_;
   RunStatistics* stats_;
   CvodeMethod method_;
+  const std::atomic<bool>* interrupt_;  // the caller's stop flag (run_cvode), or null
   std::size_t n_;
   TransitionDetector<double> detector_;
   TransitionChain<double> chain_;
@@ -616,8 +623,9 @@ class CvodeRun {
 }  // namespace
 
 RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions& options,
-                            Observer<double>* observer, RunStatistics* stats, CvodeMethod method) {
-  CvodeRun run(model, options, observer, stats, method);
+                            Observer<double>* observer, RunStatistics* stats, CvodeMethod method,
+                            const std::atomic<bool>* stop) {
+  CvodeRun run(model, options, observer, stats, method, stop);
   return run.run();
 }
 
@@ -630,7 +638,9 @@ StrategyInfo cvode_strategy(CvodeMethod method) {
                            "restarted after each event";
   info.source = "Hindmarsh et al., ACM TOMS 31(3), 2005";
   info.driver = [method](const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
-                         RunStatistics* stats) { return run_cvode(model, options, observer, stats, method); };
+                         RunStatistics* stats, const std::atomic<bool>* stop) {
+    return run_cvode(model, options, observer, stats, method, stop);
+  };
   info.driver_solver = bdf ? "cvode/BDF" : "cvode/Adams";
   return info;
 }

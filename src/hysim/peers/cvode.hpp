@@ -23,6 +23,8 @@
 // mapped onto RunStatistics in peers/cvode.cpp (run_cvode's comment there lists them).
 #pragma once
 
+#include <atomic>
+
 #include "hysim/core/model.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/run/observer.hpp"
@@ -43,9 +45,11 @@ enum class CvodeMethod {
 // field value or a guard value is not finite, when a chain fails, when more than
 // chain_limit events fall at the same time, or when CVODE returns an error flag (its name
 // is in the message).
+// It polls *stop (when not null) after each of CVODE's internal steps (CV_ONE_STEP) and ends
+// with RunReason::kInterrupted once it is set.
 RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions& options,
                             Observer<double>* observer, RunStatistics* stats,
-                            CvodeMethod method = CvodeMethod::kBdf);
+                            CvodeMethod method = CvodeMethod::kBdf, const std::atomic<bool>* stop = nullptr);
 
 // The catalog entries of strategy "cvode" (BDF, Newton: the stiff pairing) and "cvode-adams"
 // (Adams-Moulton, fixed-point iteration: the non-stiff one), drivers that replace the
