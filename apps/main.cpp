@@ -12,8 +12,8 @@
 //
 // Each subcommand lives in its own file (apps/commands.hpp). Exit codes: 0 success, 2 bad
 // arguments (syntax or hysim::InvalidArgument), 1 a failed run or any other error (out of
-// memory included), 130 / 143 / 124 a command stopped by SIGINT / SIGTERM / its --time-limit
-// (apps/stop.hpp).
+// memory included), 128 + N a command stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP
+// 129, SIGXFSZ 153), 124 by its --time-limit (apps/stop.hpp).
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <filesystem>
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     const Command& command = command_line.chosen();
     int status = 0;
     {
-      const StopOnSignals signals;  // SIGINT, SIGTERM: the runs stop at their next step
+      const StopOnSignals signals;  // SIGINT, SIGTERM, SIGHUP, SIGXFSZ: the runs stop at their next step
       const Deadline deadline(command_line.time_limit());
       status = command.execute();
     }

@@ -34,6 +34,8 @@ std::string stop_cause_text() {
   switch (g_cause) {
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGXFSZ: return "SIGXFSZ";
     case kTimeLimit: return "time limit (" + format_scalar(g_time_limit.load(), 6) + " s)";
     default: return "";
   }
@@ -46,13 +48,13 @@ StopOnSignals::StopOnSignals() {
   action.sa_handler = on_stop_signal;
   action.sa_flags = SA_RESETHAND;  // a second signal ends the process at once
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &previous_int_);
-  sigaction(SIGTERM, &action, &previous_term_);
+  // SIGXFSZ's default ends the process with a core dump; caught, the write that passed the
+  // limit fails with EFBIG instead and the run stops as for SIGTERM.
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &action, &previous_[i]);
 }
 
 StopOnSignals::~StopOnSignals() {
-  sigaction(SIGINT, &previous_int_, nullptr);
-  sigaction(SIGTERM, &previous_term_, nullptr);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &previous_[i], nullptr);
 }
 
 Deadline::Deadline(double seconds) {
