@@ -1,11 +1,14 @@
 #include "apps/rule_run.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "apps/stop.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
 #include "hysim/output/run_report.hpp"
@@ -25,17 +28,19 @@ std::string csv_cell(const std::string& text) {
 }
 
 // Writes the trajectory (t, every real that is not a parameter, every logic variable as 0/1)
-// and the switches (t, name, value) as the interpreter runs, and prints the switches.
+// and the switches (t, name, value) as the interpreter runs, and prints the switches. The first
+// write that fails (a full disk, a file size limit) throws Error "write failed: FILE: why",
+// which ends the run there (rules::InterpreterOutput).
 class RuleWriter final : public rules::InterpreterOutput {
  public:
   RuleWriter(const rules::RuleTable& table, const std::filesystem::path& out_dir, bool print)
-      : table_(table), print_(print) {
+      : table_(table), print_(print), trajectory_path_(out_dir / "trajectory.csv"), events_path_(out_dir / "events.csv") {
     if (!out_dir.empty()) {
       std::error_code error;
       std::filesystem::create_directories(out_dir, error);
       if (error) throw InvalidArgument("cannot create the output folder " + out_dir.string() + ": " + error.message());
-      trajectory_.emplace(out_dir / "trajectory.csv");
-      events_.emplace(out_dir / "events.csv");
+      trajectory_.emplace(trajectory_path_);
+      events_.emplace(events_path_);
       if (!*trajectory_ || !*events_) throw InvalidArgument("cannot write into " + out_dir.string());
       *trajectory_ << "t";
       for (const auto& v : table.reals) {
@@ -44,6 +49,7 @@ class RuleWriter final : public rules::InterpreterOutput {
       for (const auto& v : table.logic) *trajectory_ << ',' << csv_cell(v.name);
       *trajectory_ << '\n';
       *events_ << "t,situation,value\n";
+      check();
     }
   }
 
@@ -59,27 +65,45 @@ class RuleWriter final : public rules::InterpreterOutput {
     for (const char value : logic) line_ += value ? ",1" : ",0";
     line_ += '\n';
     trajectory_->write(line_.data(), static_cast<std::streamsize>(line_.size()));
+    if (!*trajectory_) fail(trajectory_path_);
   }
 
   void on_switch(double t, int logic, bool value) override {
     const std::string& name = table_.logic[static_cast<std::size_t>(logic)].name;
-    if (events_) *events_ << format_scalar(t, 17) << ',' << csv_cell(name) << ',' << (value ? 1 : 0) << '\n';
+    if (events_) {
+      *events_ << format_scalar(t, 17) << ',' << csv_cell(name) << ',' << (value ? 1 : 0) << '\n';
+      if (!*events_) fail(events_path_);
+    }
     if (print_ && printed_ < kPrinted) {
       std::cout << "  t = " << format_scalar(t, 10) << "  " << printable(name) << " -> " << (value ? "True" : "False") << "\n";
       if (++printed_ == kPrinted) std::cout << "  ... (every switch is in events.csv with --out)\n";
     }
   }
 
+  // Flushes both files; throws as a failed write does.
   void flush() {
     if (trajectory_) trajectory_->flush();
     if (events_) events_->flush();
+    check();
   }
 
  private:
+  void check() const {
+    if (trajectory_ && !*trajectory_) fail(trajectory_path_);
+    if (events_ && !*events_) fail(events_path_);
+  }
+
+  // errno still holds why the stream's write(2) failed (ENOSPC, EFBIG, EIO).
+  [[noreturn]] static void fail(const std::filesystem::path& file) {
+    const int error = errno;
+    throw Error("write failed: " + file.string() + ": " + (error != 0 ? std::strerror(error) : "unknown error"));
+  }
+
   static constexpr int kPrinted = 40;
   const rules::RuleTable& table_;
   bool print_;
   int printed_ = 0;
+  std::filesystem::path trajectory_path_, events_path_;
   std::optional<std::ofstream> trajectory_, events_;
   std::string line_;
 };
@@ -110,10 +134,52 @@ int run_rule_table(const RuleRunRequest& request) {
   }
   rules::Interpreter interpreter(table, options);  // checks the options before a file is written
   RuleWriter writer(table, request.out_dir, !request.quiet);
-  const rules::InterpreterResult result = interpreter.run(&writer);
-  writer.flush();
+  interpreter.stop_when(&stop_flag());  // SIGINT, SIGTERM, SIGHUP, SIGXFSZ, --time-limit (apps/stop.hpp)
+  rules::InterpreterResult result = interpreter.run(&writer);
+  if (result.end != rules::InterpreterEnd::kFailed) {
+    try {
+      writer.flush();
+    } catch (const Error& e) {
+      result.end = rules::InterpreterEnd::kFailed;
+      result.message = e.what();
+    }
+  }
 
   const std::string name = table.name.empty() ? request.file : table.name;
+  const std::filesystem::path out = request.out_dir;
+  const auto write_stats = [&] {
+    nlohmann::json report = {{"model", name},
+                             {"file", request.file},
+                             {"interpreter",
+                              {{"dt", interpreter.dt()},
+                               {"t_end", interpreter.t_end()},
+                               {"real_time", request.real_time},
+                               {"output_every", options.output_every}}},
+                             {"result",
+                              {{"reason", rules::end_name(result.end)},
+                               {"cycles", result.cycles},
+                               {"t", result.t},
+                               {"switches", result.switches}}}};
+    if (!result.message.empty()) report["result"]["message"] = result.message;
+    if (request.real_time) {
+      report["real_time"] = {{"wall_seconds", result.wall_seconds},
+                             {"mean_cycle_seconds", result.mean_cycle_seconds},
+                             {"max_cycle_seconds", result.max_cycle_seconds},
+                             {"max_lag_seconds", result.max_lag_seconds},
+                             {"final_lag_seconds", result.final_lag_seconds}};
+    }
+    write_json(out / "stats.json", report);
+  };
+  if (result.end == rules::InterpreterEnd::kFailed) {
+    if (!out.empty()) {
+      try {  // stats.json says why, when its own write still succeeds
+        write_stats();
+      } catch (const Error&) {
+      }
+    }
+    throw Error(result.message);  // main reports it and exits 1
+  }
+
   std::cout << printable(name) << ": the rule interpreter ran " << result.cycles << " cycles of dt = " << format_scalar(interpreter.dt(), 6)
             << " to t = " << format_scalar(result.t, 10) << " (" << (request.real_time ? "real" : "model") << " time); "
             << result.switches << " switches\n";
@@ -127,26 +193,15 @@ int run_rule_table(const RuleRunRequest& request) {
               << format_scalar(1e6 * result.max_cycle_seconds, 3) << " us at most; largest lag "
               << format_scalar(1e3 * result.max_lag_seconds, 3) << " ms\n";
   }
-  if (!request.out_dir.empty()) {
-    const std::filesystem::path out = request.out_dir;
-    nlohmann::json report = {{"model", name},
-                             {"file", request.file},
-                             {"interpreter",
-                              {{"dt", interpreter.dt()},
-                               {"t_end", interpreter.t_end()},
-                               {"real_time", request.real_time},
-                               {"output_every", options.output_every}}},
-                             {"result", {{"cycles", result.cycles}, {"t", result.t}, {"switches", result.switches}}}};
-    if (request.real_time) {
-      report["real_time"] = {{"wall_seconds", result.wall_seconds},
-                             {"mean_cycle_seconds", result.mean_cycle_seconds},
-                             {"max_cycle_seconds", result.max_cycle_seconds},
-                             {"max_lag_seconds", result.max_lag_seconds},
-                             {"final_lag_seconds", result.final_lag_seconds}};
-    }
-    write_json(out / "stats.json", report);
+  if (!out.empty()) {
+    write_stats();
     std::cout << "wrote " << printable((out / "trajectory.csv").string()) << ", "
               << printable((out / "events.csv").string()) << ", " << printable((out / "stats.json").string()) << "\n";
+  }
+  if (result.end == rules::InterpreterEnd::kInterrupted) {
+    std::cerr << "hysim: " << stop_cause_text() << ": the rule interpreter stopped at t = " << format_scalar(result.t, 10)
+              << (out.empty() ? "" : "; " + printable(out.string()) + " holds its output up to there") << "\n";
+    return stop_exit_code();
   }
   return 0;
 }

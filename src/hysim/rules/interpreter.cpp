@@ -13,6 +13,15 @@ namespace {
 constexpr double kRadiansPerDegree = 0.017453292519943295;  // pi / 180
 }  // namespace
 
+const char* end_name(InterpreterEnd end) {
+  switch (end) {
+    case InterpreterEnd::kReachedEnd: return "reached t_end";
+    case InterpreterEnd::kInterrupted: return "interrupted";
+    case InterpreterEnd::kFailed: return "failed";
+  }
+  return "?";
+}
+
 void InterpreterOptions::validate() const {
   if (!(dt >= 0) || !std::isfinite(dt)) throw InvalidArgument("option dt must be a finite number > 0 (0: the table's)");
   if (!(t_end >= 0) || !std::isfinite(t_end)) throw InvalidArgument("option t_end must be a finite number > 0 (0: the table's)");
@@ -179,38 +188,53 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
   InterpreterResult result;
   std::vector<char> logic, logic_before;
   logic_values(&logic);
-  if (output) output->on_sample(0.0, x_, logic);
-
   const auto cycles = static_cast<std::int64_t>(std::ceil(t_end_ / dt_ - 1e-9));
   const Clock::time_point start = Clock::now();
   double busy = 0;
-  for (std::int64_t k = 0; k < cycles; ++k) {
-    const Clock::time_point cycle_start = options_.real_time ? Clock::now() : Clock::time_point{};
-    logic_before = logic;
-    if (k > 0) situations();
-    for (std::size_t i = 0; i < table_.rules.size(); ++i) {
-      if (holds(table_.rules[i].condition)) apply(i, table_.rules[i]);
+  try {  // an output that fails ends the run (InterpreterOutput)
+    if (output) output->on_sample(0.0, x_, logic);
+    for (std::int64_t k = 0; k < cycles; ++k) {
+      if (stop_requested()) {
+        result.end = InterpreterEnd::kInterrupted;
+        break;
+      }
+      const Clock::time_point cycle_start = options_.real_time ? Clock::now() : Clock::time_point{};
+      logic_before = logic;
+      if (k > 0) situations();
+      for (std::size_t i = 0; i < table_.rules.size(); ++i) {
+        if (holds(table_.rules[i].condition)) apply(i, table_.rules[i]);
+      }
+      const double t = std::min(static_cast<double>(k + 1) * dt_, t_end_);
+      logic_values(&logic);
+      for (std::size_t i = 0; i < logic.size(); ++i) {
+        if (logic[i] == logic_before[i]) continue;
+        ++result.switches;
+        if (output) output->on_switch(t, static_cast<int>(i), logic[i] != 0);
+      }
+      if (output && ((k + 1) % options_.output_every == 0 || k + 1 == cycles)) output->on_sample(t, x_, logic);
+      result.cycles = k + 1;
+      result.t = t;
+      if (options_.real_time) {
+        const Clock::time_point done = Clock::now();
+        const double work = std::chrono::duration<double>(done - cycle_start).count();
+        busy += work;
+        result.max_cycle_seconds = std::max(result.max_cycle_seconds, work);
+        const double ahead = t - std::chrono::duration<double>(done - start).count();
+        result.max_lag_seconds = std::max(result.max_lag_seconds, -ahead);
+        // Sleep only when a millisecond ahead: short cycles are paced in batches. A long wait
+        // (a cycle of seconds) is cut into slices, so that a stop is seen within one.
+        if (ahead > 1e-3) {
+          const Clock::time_point wake =
+              done + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(ahead));
+          while (!stop_requested() && Clock::now() < wake) {
+            std::this_thread::sleep_for(std::min<Clock::duration>(wake - Clock::now(), std::chrono::milliseconds(50)));
+          }
+        }
+      }
     }
-    const double t = std::min(static_cast<double>(k + 1) * dt_, t_end_);
-    logic_values(&logic);
-    for (std::size_t i = 0; i < logic.size(); ++i) {
-      if (logic[i] == logic_before[i]) continue;
-      ++result.switches;
-      if (output) output->on_switch(t, static_cast<int>(i), logic[i] != 0);
-    }
-    if (output && ((k + 1) % options_.output_every == 0 || k + 1 == cycles)) output->on_sample(t, x_, logic);
-    result.cycles = k + 1;
-    result.t = t;
-    if (options_.real_time) {
-      const Clock::time_point done = Clock::now();
-      const double work = std::chrono::duration<double>(done - cycle_start).count();
-      busy += work;
-      result.max_cycle_seconds = std::max(result.max_cycle_seconds, work);
-      const double ahead = t - std::chrono::duration<double>(done - start).count();
-      result.max_lag_seconds = std::max(result.max_lag_seconds, -ahead);
-      // Sleep only when a millisecond ahead: short cycles are paced in batches.
-      if (ahead > 1e-3) std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
-    }
+  } catch (const Error& e) {
+    result.end = InterpreterEnd::kFailed;
+    result.message = e.what();
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (options_.real_time && result.cycles > 0) {

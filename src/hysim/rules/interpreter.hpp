@@ -21,6 +21,7 @@
 // follows the wall time (for training equipment or hardware in the loop).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -41,7 +42,8 @@ struct InterpreterOptions {
   void validate() const;
 };
 
-// What the interpreter passes on as it runs.
+// What the interpreter passes on as it runs. An output that cannot go on (a write failed)
+// throws hysim::Error: the run ends there, with InterpreterEnd::kFailed and the message.
 class InterpreterOutput {
  public:
   virtual ~InterpreterOutput() = default;
@@ -52,7 +54,14 @@ class InterpreterOutput {
   virtual void on_switch(double /*t*/, int /*logic*/, bool /*value*/) {}
 };
 
+// Why a run ended: t_end, a stop asked for (Interpreter::stop_when), or its output failed.
+enum class InterpreterEnd { kReachedEnd, kInterrupted, kFailed };
+// "reached t_end", "interrupted", "failed" (as the engine's RunReason names them).
+const char* end_name(InterpreterEnd end);
+
 struct InterpreterResult {
+  InterpreterEnd end = InterpreterEnd::kReachedEnd;
+  std::string message;          // kFailed: what failed
   std::int64_t cycles = 0;
   double t = 0;                 // the model time reached
   std::vector<double> reals;    // the values at the end
@@ -70,6 +79,9 @@ class Interpreter {
  public:
   Interpreter(const RuleTable& table, InterpreterOptions options);
   InterpreterResult run(InterpreterOutput* output = nullptr);
+  // The run polls *flag before each cycle (and while real time waits) and ends with
+  // InterpreterEnd::kInterrupted once it is set, after the last complete cycle.
+  void stop_when(const std::atomic<bool>* flag) { stop_ = flag; }
 
   double dt() const { return dt_; }
   double t_end() const { return t_end_; }
@@ -85,6 +97,9 @@ class Interpreter {
   std::vector<double> velocity_;       // per rule: the oscillatory link's y'
   std::vector<std::vector<double>> delay_line_;  // per rule: a1 over the delay
   std::vector<std::size_t> delay_head_;
+  const std::atomic<bool>* stop_ = nullptr;  // stop_when
+
+  bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
 
   double value(const Operand& o) const { return o.variable >= 0 ? x_[static_cast<std::size_t>(o.variable)] : o.number; }
   bool holds(int logic) const;
