@@ -60,11 +60,7 @@ class TransitionChain {
         detector_(detector),
         rhs_evals_(rhs_evals),
         n_(model.state_size()),
-        base_a_(n_), base_b_(n_), plus_a_(n_), plus_b_(n_), field_(n_),
-        visited_modes_(static_cast<std::size_t>(chain_limit) + 1),
-        visited_guards_(static_cast<std::size_t>(chain_limit) + 1),
-        visited_kinds_(static_cast<std::size_t>(chain_limit) + 1),
-        visited_states_((static_cast<std::size_t>(chain_limit) + 1) * n_) {}
+        base_a_(n_), base_b_(n_), plus_a_(n_), plus_b_(n_), field_(n_) {}
 
   // Resolves the chain that starts when transition `transition` of mode `from` fires between
   // t_a (state x_a, not fired) and t_b (state x_b, fired). x_b == nullptr: no bracket (t0).
@@ -189,7 +185,16 @@ class TransitionChain {
 
   static constexpr std::size_t kNotVisited = static_cast<std::size_t>(-1);
 
+  // The record grows with the longest chain seen, not with chain_limit: a limit of 1e9 does not
+  // reserve gigabytes (it only bounds a chain), and a run's usual chains of a few modes keep it small.
   void remember(std::size_t slot, int mode, int transition, TransitionClass kind, const std::vector<S>& state) {
+    if (slot >= visited_modes_.size()) {
+      const std::size_t size = std::max<std::size_t>(2 * slot, 8);
+      visited_modes_.resize(size);
+      visited_guards_.resize(size);
+      visited_kinds_.resize(size);
+      visited_states_.resize(size * n_);
+    }
     visited_modes_[slot] = mode;
     visited_guards_[slot] = transition;
     visited_kinds_[slot] = kind;
