@@ -7,6 +7,11 @@
 // (a summary file, a reduction) sees the same sequence with 1 thread as with 64, and a job that
 // draws random numbers from a stream seeded by i (sweep_seed) gives the same values too.
 //
+// Threads: options.jobs, at most kMaxJobsPerCore per hardware thread (more only wait on each
+// other, and each reserves its stack). When the system refuses a thread (a limit on processes
+// or on memory: ulimit -u, ulimit -v), the ensemble goes on with the threads it made, and
+// throws Error only when it could make none.
+//
 // Memory stays constant in count: a worker does not start job i until i is less than `window`
 // ahead of the next result the sink is waiting for, so at most `window` results are held.
 //
@@ -20,6 +25,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <string>
+#include <system_error>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -31,6 +38,8 @@
 namespace hysim {
 
 struct EnsembleOptions {
+  static constexpr int kMaxJobsPerCore = 4;
+
   int jobs = 0;               // threads; 0: every core (std::thread::hardware_concurrency)
   std::int64_t window = 0;    // results held at most; 0: 64 per thread
 
@@ -39,9 +48,11 @@ struct EnsembleOptions {
     if (jobs < 0) throw InvalidArgument("option jobs must be >= 0 (0: every core), not " + std::to_string(jobs));
     if (window < 0) throw InvalidArgument("option window must be >= 0 (0: 64 per thread), not " + std::to_string(window));
   }
+  // jobs (or every core), capped at kMaxJobsPerCore threads per core.
   int threads() const {
-    if (jobs > 0) return jobs;
-    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    if (jobs > 0) return std::min(jobs, kMaxJobsPerCore * cores);
+    return cores;
   }
 };
 
@@ -94,7 +105,14 @@ void run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job,
   };
   std::vector<std::thread> pool;
   pool.reserve(static_cast<std::size_t>(threads));
-  for (int k = 0; k < threads; ++k) pool.emplace_back(worker);
+  for (int k = 0; k < threads; ++k) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error& e) {  // EAGAIN: the threads made so far do the work
+      if (!pool.empty()) break;
+      throw Error(std::string("cannot start a thread for the ensemble: ") + e.what());
+    }
+  }
 
   std::exception_ptr sink_failure;
   try {
