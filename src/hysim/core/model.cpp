@@ -1,6 +1,7 @@
 #include "hysim/core/model.hpp"
 
 #include <set>
+#include <unordered_map>
 
 #include "hysim/core/errors.hpp"
 
@@ -51,11 +52,18 @@ void Model<S>::finalize() {
   for (const auto& state : state_names) {
     if (!seen.insert(state).second) throw ModelError(where + ": state '" + state + "' is named twice");
   }
-  seen.clear();
+  // Targets by a name index, not find_mode per transition: that was quadratic in the modes.
+  std::unordered_map<std::string, int> index;
+  index.reserve(modes.size());
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    if (!index.emplace(modes[i].name, static_cast<int>(i)).second) {
+      throw ModelError(where + ": mode '" + modes[i].name + "' is named twice");
+    }
+  }
   for (auto& mode : modes) {
-    if (!seen.insert(mode.name).second) throw ModelError(where + ": mode '" + mode.name + "' is named twice");
     for (auto& transition : mode.transitions) {
-      transition.target = find_mode(transition.target_name);
+      const auto found = index.find(transition.target_name);
+      transition.target = found == index.end() ? -1 : found->second;
       if (transition.target < 0) {
         throw ModelError(where + ", mode '" + mode.name + "', transition '" + transition.name +
                          "': unknown target mode '" + transition.target_name + "'");

@@ -81,10 +81,10 @@ class Builder {
       model.add_mode(m.name, m.algebraic ? FieldFunction<S>{} : field(m.field, m.where), m.description);
     }
     model.initial_mode = initial_mode(model.x0);
-    for (const auto& tr : spec_.transitions) {
-      model.add_transition(spec_.modes[static_cast<std::size_t>(tr.from)].name,
-                           spec_.modes[static_cast<std::size_t>(tr.to)].name, tr.label,
-                           guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets, tr.where));
+    for (const auto& tr : spec_.transitions) {  // by index: add_transition looks its mode up by name
+      model.modes[static_cast<std::size_t>(tr.from)].transitions.push_back(
+          Transition<S>{tr.label, spec_.modes[static_cast<std::size_t>(tr.to)].name, -1,
+                        guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets, tr.where)});
     }
     if (spec_.zeno) {
       model.zeno.mode_name = spec_.modes[static_cast<std::size_t>(spec_.zeno->mode)].name;

@@ -61,6 +61,8 @@ void resolve_presets(const std::vector<PresetSyntax>& presets, ExpressionResolve
 // A mode that no transition (nor the Zeno continuation) enters from the initial mode is
 // dead text: a warning, since a user may be building the model up.
 void warn_unreachable(ModelSpec* spec) {
+  std::vector<std::vector<int>> successors(spec->modes.size());  // linear, where a scan per mode was quadratic
+  for (const auto& tr : spec->transitions) successors[static_cast<std::size_t>(tr.from)].push_back(tr.to);
   std::vector<bool> reached(spec->modes.size(), false);
   std::vector<int> queue;
   for (const auto& i : spec->initial) {
@@ -74,11 +76,10 @@ void warn_unreachable(ModelSpec* spec) {
   while (!queue.empty()) {
     const int m = queue.back();
     queue.pop_back();
-    for (const auto& tr : spec->transitions) {
-      if (tr.from == m && !reached[static_cast<std::size_t>(tr.to)]) {
-        reached[static_cast<std::size_t>(tr.to)] = true;
-        queue.push_back(tr.to);
-      }
+    for (const int to : successors[static_cast<std::size_t>(m)]) {
+      if (reached[static_cast<std::size_t>(to)]) continue;
+      reached[static_cast<std::size_t>(to)] = true;
+      queue.push_back(to);
     }
   }
   for (std::size_t m = 0; m < spec->modes.size(); ++m) {

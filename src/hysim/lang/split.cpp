@@ -79,11 +79,13 @@ class Splitter {
     }
     if (modes.size() == spec_.modes.size()) return;  // nothing switches
 
+    std::vector<std::vector<const TransitionSpec*>> leaving(spec_.modes.size());  // not a scan per mode
+    for (const TransitionSpec& tr : spec_.transitions) leaving[static_cast<std::size_t>(tr.from)].push_back(&tr);
     std::vector<TransitionSpec> transitions;
     for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
       for (std::size_t p = 0; p < parts[m].size(); ++p) {
-        for (const TransitionSpec& tr : spec_.transitions) {
-          if (tr.from != static_cast<int>(m)) continue;
+        for (const TransitionSpec* leaving_tr : leaving[m]) {
+          const TransitionSpec& tr = *leaving_tr;
           TransitionSpec copy = tr;
           copy.from = parts[m][p];
           copy.to = parts[static_cast<std::size_t>(tr.to)][0];

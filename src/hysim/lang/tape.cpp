@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_set>
 
 #include "hysim/core/errors.hpp"
 
@@ -146,16 +147,15 @@ Tape<S>::Tape(const Graph& graph, const std::vector<NodeId>& outputs, const std:
   first_constant_ = 2 + 3 * n;
   registers_ = first_constant_;
   // Constants first, so that they sit together and load with one copy.
-  std::vector<int> register_of(graph.size(), -1);
+  std::unordered_map<NodeId, int> register_of;  // (compile())
   std::vector<NodeId> pending(outputs.begin(), outputs.end());
-  std::vector<bool> visited(graph.size(), false);
+  std::unordered_set<NodeId> visited;
   while (!pending.empty()) {
     const NodeId id = pending.back();
     pending.pop_back();
-    if (visited[static_cast<std::size_t>(id)]) continue;
-    visited[static_cast<std::size_t>(id)] = true;
+    if (!visited.insert(id).second) continue;
     if (graph.is_constant(id)) {
-      register_of[static_cast<std::size_t>(id)] = new_register();
+      register_of[id] = new_register();
       constants_.push_back(to_raw(fold(graph, id, parameters)));
       continue;
     }
@@ -166,9 +166,9 @@ Tape<S>::Tape(const Graph& graph, const std::vector<NodeId>& outputs, const std:
 
 template <class S>
 std::uint16_t Tape<S>::compile(const Graph& graph, NodeId id, const std::vector<S>& parameters,
-                               std::vector<int>* register_of) {
-  int& known = (*register_of)[static_cast<std::size_t>(id)];
-  if (known >= 0) return static_cast<std::uint16_t>(known);
+                               std::unordered_map<NodeId, int>* register_of) {
+  const auto known = register_of->find(id);
+  if (known != register_of->end()) return static_cast<std::uint16_t>(known->second);
   const Node& node = graph[id];
   const auto slot = [&](std::size_t group) {  // 0: x, 1: prior, 2: f
     return static_cast<std::uint16_t>(2 + group * static_cast<std::size_t>(state_count_) +
@@ -197,7 +197,7 @@ std::uint16_t Tape<S>::compile(const Graph& graph, NodeId id, const std::vector<
       result = in.dst;
     }
   }
-  (*register_of)[static_cast<std::size_t>(id)] = result;
+  (*register_of)[id] = result;
   return result;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "hysim/core/scalar.hpp"
@@ -59,8 +60,11 @@ class Tape {
     Op op;
     std::uint16_t dst, a, b, c;
   };
+  // register_of: the registers of the nodes compiled so far, by node. A map, not a vector
+  // over the whole graph: a model's graph grows with its modes and guards, and each of its
+  // programs reads a few nodes of it (a vector per program made building quadratic).
   std::uint16_t compile(const Graph& graph, NodeId id, const std::vector<S>& parameters,
-                        std::vector<int>* register_of);
+                        std::unordered_map<NodeId, int>* register_of);
   std::uint16_t new_register();
   void run(R* r) const;
   R* load(R* scratch, const S& t, const S* x, const S* prior, const S* field, bool jumping = false) const;
