@@ -159,6 +159,14 @@ bool ExpressionResolver::let_value(int index, Location used_at, Value* out) {
 
 // ---- expressions ------------------------------------------------------------------------
 bool ExpressionResolver::expression(const Expression& e, Context c, Value* out) {
+  if (depth_ >= kMaxDepth) return too_deep(e.where);
+  struct Nesting {
+    int& depth;
+    explicit Nesting(int& d) : depth(d) { ++depth; }
+    ~Nesting() { --depth; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+  } nesting(depth_);
   Graph& g = spec_.graph;
   switch (e.kind) {
     case Expression::Kind::kNumber:
@@ -194,6 +202,17 @@ bool ExpressionResolver::expression(const Expression& e, Context c, Value* out) 
     }
   }
   return false;
+}
+
+// Out of expression(), whose frame each level of nesting repeats.
+bool ExpressionResolver::too_deep(Location where) {
+  std::string chain;  // the innermost lets being resolved
+  for (std::size_t i = let_stack_.size() >= 3 ? let_stack_.size() - 3 : 0; i < let_stack_.size(); ++i) {
+    chain += (chain.empty() ? "" : " -> ") + lets_syntax_[static_cast<std::size_t>(let_stack_[i])].name;
+  }
+  return fail(where, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep once its let names are " +
+                         "expanded (through " + std::to_string(let_stack_.size()) + " let names" +
+                         (chain.empty() ? "" : ": ... -> " + chain) + "); simplify it");
 }
 
 bool ExpressionResolver::checked_height(Location where, const Value& v) {

@@ -82,6 +82,13 @@ class ExpressionResolver {
   bool number(const Expression& e, Context c, NodeId* out, const std::string& what);
   bool checked_height(Location where, const Value& v);
 
+  // How deep expression() may recurse: through the operations of one expression and into the
+  // lets it reads that are not resolved yet (declared after it), and theirs. Lets read in their
+  // order of declaration cost one level each; a chain written last-first (let a0 = a1 + 1,
+  // let a1 = a2 + 1, ...) recursed once per let, about 1 KB of stack for each, and overflowed a
+  // 2 MiB stack at 2,000 lets. This bound refuses it with its place at about 0.5 MB.
+  static constexpr int kMaxDepth = 1000;
+
  private:
   struct LetState {
     enum { kUnvisited, kVisiting, kDone, kFailed } status = kUnvisited;
@@ -93,6 +100,7 @@ class ExpressionResolver {
   bool name(const Expression& e, Context c, Value* out);
   bool call(const Expression& e, Context c, Value* out);
   bool binary(const Expression& e, Context c, Value* out);
+  bool too_deep(Location where);
 
   const std::vector<Definition>& lets_syntax_;
   ModelSpec& spec_;
@@ -100,6 +108,7 @@ class ExpressionResolver {
   std::map<std::string, NameInfo> names_;
   std::vector<LetState> lets_;
   std::vector<int> let_stack_;
+  int depth_ = 0;  // of expression() calls in progress
 };
 
 }  // namespace hysim::lang
