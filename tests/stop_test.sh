@@ -10,6 +10,15 @@
 #     resolution at t_end, cvode in float128, --t-end "",
 #     --out naming a file): exit 2, one line naming the culprit, no folder; --min-step holds
 #     for the steps the solver chooses;
+#   - every run ends (the checks after the hostile-user list): SIGHUP and SIGXFSZ stop the engine,
+#     and SIGINT, SIGTERM, SIGHUP, SIGXFSZ and --time-limit the rule interpreter, CVODE's loop, a
+#     step of 1e9 samples and --refine-gamma 1e-300, each within 2 s: exit 128 + N (124),
+#     stats.json interrupted; the rule interpreter writing to /dev/full exits 1 naming the file
+#     and why, stats.json failed; an accepted step below the minimum step (der(x) = 1e200 with
+#     each adaptive solver, --atol 1e-300, --param k_w=1e300, float128 --atol 1e-4000) exits 1
+#     naming mode and t within 10 s; --chain-limit 1e9 allocates nothing up front; --jobs 50000
+#     and threads the system refuses give every row; 100,000 lets last-first are refused with
+#     their place under a 2 MiB stack; 40,000 modes build in well under 20 s;
 #   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
 #     normally in 100 MB with every row; a model too large for the limit ends with
 #     "out of memory", exit 1 and no files (skipped under AddressSanitizer, whose shadow memory
@@ -116,7 +125,143 @@ touch "$TMP/a-file"
 check "--out naming a file exits 2" test $? -eq 2
 check "... saying it is not a folder" grep -q "a-file" "$TMP/a-file.err"
 
-if ldd "$HYSIM" | grep -q libasan; then
+# Every run ends: signals reach every loop that runs long, and each ends with its reason.
+# SIGINT, SIGTERM, SIGHUP and SIGXFSZ stop the engine, CVODE's loop, a step of 1e9 samples and
+# the rule interpreter at their next step or cycle: exit 128 + the signal's number, stats.json
+# interrupted. The runs start together and are signalled after 1 s, to keep the test short.
+RULES=$(dirname "$0")/../models/rules
+declare -A pids=()
+watchdogs=()
+start_stopped() {  # NAME ARGS...: `hysim ARGS... --out $TMP/NAME` in the background (no timeout(1):
+  local name=$1   # it would take the signals itself); killed after 20 s if it is still running
+  shift
+  "$HYSIM" "$@" --out "$TMP/$name" >/dev/null 2>"$TMP/$name.err" &
+  pids[$name]=$!
+  (sleep 20 && kill -KILL "${pids[$name]}") >/dev/null 2>&1 &
+  watchdogs+=($!)
+}
+for signal in HUP XFSZ; do
+  start_stopped "engine-$signal" run pwm-servo --t-end 1e6 --quiet
+done
+for signal in INT TERM HUP XFSZ; do
+  start_stopped "rules-$signal" run "$RULES/thermostat.rules.tsv" --t-end 1e5 --output-step 1 --quiet
+done
+start_stopped cvode-TERM run pwm-servo --strategy cvode --t-end 1e6 --quiet
+start_stopped sampled-TERM run pwm-servo --strategy sampled --samples 1000000000 --t-end 10 --quiet
+start_stopped refine-TERM run pwm-servo --refine-gamma 1e-300 --t-end 10 --quiet
+sleep 1
+start=$(date +%s%N)
+for name in "${!pids[@]}"; do kill -"${name##*-}" "${pids[$name]}"; done
+for name in $(printf '%s\n' "${!pids[@]}" | sort); do
+  wait "${pids[$name]}"
+  code=$?
+  signal=${name##*-}
+  number=$(kill -l "$signal")
+  check "$name: SIG$signal exits 128 + $number ($code)" test $code -eq $((128 + number))
+  check "... says where it stopped" grep -q "SIG$signal: the .* stopped at t = " "$TMP/$name.err"
+  check "... stats.json says interrupted" grep -q '"reason": "interrupted"' "$TMP/$name/stats.json"
+done
+ms=$((($(date +%s%N) - start) / 1000000))
+kill "${watchdogs[@]}" 2>/dev/null
+check "... every one within 2 s of its signal ($ms ms)" test $ms -lt 2000
+check "the rule interpreter keeps the rows of the cycles it ran" test "$(wc -l <"$TMP/rules-TERM/trajectory.csv")" -gt 2
+
+start=$(date +%s%N)
+timeout 20 "$HYSIM" run "$RULES/thermostat.rules.tsv" --t-end 1e5 --output-step 1 --time-limit 1 --quiet \
+  --out "$TMP/rules-limit" >/dev/null 2>"$TMP/rules-limit.err"
+code=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "rule interpreter --time-limit 1 exits 124 ($code)" test $code -eq 124
+check "... within 3 s ($ms ms), not after the 5 s of grace" test $ms -lt 3000
+check "... stats.json says interrupted" grep -q '"reason": "interrupted"' "$TMP/rules-limit/stats.json"
+
+# A failed write ends the rule interpreter at once: exit 1 naming the file and why, and
+# stats.json (in a folder that can still be written) says so.
+if [ -w /dev/full ]; then
+  mkdir -p "$TMP/rules-full"
+  ln -s /dev/full "$TMP/rules-full/trajectory.csv"
+  timeout 20 "$HYSIM" run "$RULES/thermostat.rules.tsv" --t-end 1e4 --quiet --out "$TMP/rules-full" \
+    >/dev/null 2>"$TMP/rules-full.err"
+  check "rule interpreter writing its trajectory to /dev/full exits 1 ($?)" test $? -eq 1
+  check "... saying write failed, the file and why" \
+    grep -q "hysim: error: write failed: $TMP/rules-full/trajectory.csv: No space left on device" "$TMP/rules-full.err"
+  check "... stats.json says failed, with the reason" python3 -c "
+import json, sys
+r = json.load(open('$TMP/rules-full/stats.json'))['result']
+sys.exit(0 if r['reason'] == 'failed' and 'No space left on device' in r['message'] and r['cycles'] < 100000 else 1)"
+fi
+
+# An accepted step shorter than the minimum step fails the run, naming the mode and t, for
+# every adaptive solver: a field huge against the tolerances (explicit solvers accepted steps of
+# length 0 there: 13 million of them in 5 s, 50 MB/s of output).
+printf 'model huge\nstate x = 0\nmode climb { der(x) = 1e200 }\n' >"$TMP/huge.hym"
+for solver in dopri5 bs3 cashkarp54 rkf78 dop853 rosenbrock4 ndf; do
+  timeout 10 "$HYSIM" run "$TMP/huge.hym" --solver "$solver" --quiet >/dev/null 2>"$TMP/huge.err"
+  code=$?
+  check "der(x) = 1e200 with $solver exits 1 ($code)" test $code -eq 1
+  check "... naming the mode and t" grep -q "mode 'climb', t = 0: .*minimum" "$TMP/huge.err"
+done
+too_small() {  # WHAT ARGS...: `hysim ARGS...` ends within 10 s with exit 1 and the minimum step named
+  local what=$1
+  shift
+  timeout 10 "$HYSIM" "$@" --quiet >/dev/null 2>"$TMP/small.err"
+  local code=$?
+  check "$what exits 1 ($code)" test $code -eq 1
+  check "... naming the mode, t and the minimum step" grep -q "mode '.*', t = .*minimum" "$TMP/small.err"
+}
+too_small "--atol 1e-300" run pwm-servo --atol 1e-300
+too_small "--param k_w=1e300" run pwm-servo --param k_w=1e300
+too_small "float128 with --atol 1e-4000" run pwm-servo --scalar float128 --atol 1e-4000
+
+# Limits that bound work do not allocate it: --chain-limit 1e9 reserved its chain record (tens
+# of GB) before the first step. (AddressSanitizer reserves terabytes of address space: no
+# ulimit -v under it; ulimit -s is raised there, its frames being larger.)
+asan=false
+if ldd "$HYSIM" | grep -q libasan; then asan=true; fi
+vlimit() { if $asan; then echo unlimited; else echo "$1"; fi; }
+(ulimit -v "$(vlimit 300000)" && exec timeout 20 "$HYSIM" run pwm-servo --chain-limit 1000000000 --t-end 1 --quiet) \
+  >/dev/null 2>"$TMP/chain.err"
+check "--chain-limit 1000000000 runs in 300 MB of address space" test $? -eq 0
+
+# --jobs beyond the machine is capped (4 threads per hardware thread), not thousands of threads.
+timeout 20 "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:4 --t-end 1 --jobs 50000 >"$TMP/jobs.csv" 2>"$TMP/jobs.err"
+check "sweep --jobs 50000 exits 0 ($?)" test $? -eq 0
+check "... with every row" test "$(wc -l <"$TMP/jobs.csv")" -eq 5
+# Threads the system refuses (60 MB stacks in 200 MB of address space: a few fit) leave the
+# runs to the threads made; before, std::thread threw and the pool's destructor aborted (134).
+(ulimit -s 60000 && ulimit -v "$(vlimit 200000)" && exec timeout 20 "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:8 --t-end 1 --jobs 8) \
+  >"$TMP/refused.csv" 2>"$TMP/refused-threads.err"
+check "sweep whose threads the system refuses exits 0 ($?)" test $? -eq 0
+check "... with every row" test "$(wc -l <"$TMP/refused.csv")" -eq 9
+
+# The model language: a chain of 100,000 lets, each reading the one declared after it, is
+# refused with its place under a 2 MiB stack (it overflowed the stack: exit 139); a model of
+# 40,000 modes builds in linear time (70 s before, 1.3 s after, tape backend).
+python3 -c "
+n = 100000
+print('model lets')
+print('state x = 0')
+for i in range(n - 1): print(f'let a{i} = a{i + 1} + 1')
+print(f'let a{n - 1} = 1')
+print('mode m { der(x) = a0 }')" >"$TMP/lets.hym"
+(ulimit -s "$($asan && echo 16384 || echo 2048)" && HYSIM_MODEL_BACKEND=tape exec timeout 20 "$HYSIM" check "$TMP/lets.hym") >/dev/null 2>"$TMP/lets.err"
+code=$?
+check "100,000 lets last-first under a 2 MiB stack exit 2 ($code)" test $code -eq 2
+check "... naming file:line:column" grep -q "lets.hym:[0-9]*:[0-9]*: error: expression nested more than 1000 levels" "$TMP/lets.err"
+python3 -c "
+n = 40000
+print('model many')
+print('state x = 0')
+for i in range(n): print(f'mode m{i} {{ der(x) = 1 }}')
+for i in range(n): print(f'm{i} -> m{(i + 1) % n} go{i} [x >= {i + 1}]')" >"$TMP/modes.hym"
+start=$(date +%s%N)
+HYSIM_MODEL_BACKEND=tape timeout 60 "$HYSIM" check "$TMP/modes.hym" >/dev/null 2>&1
+code=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "a model of 40,000 modes builds ($code)" test $code -eq 0
+check "... in under 20 s ($ms ms)" test $ms -lt 20000
+
+if $asan; then
   echo "skip ulimit -v checks: AddressSanitizer reserves terabytes of address space"
 else
   (ulimit -v 100000 && exec "$HYSIM" run pwm-servo --t-end 20000 --quiet --out "$TMP/long") >/dev/null 2>"$TMP/long.err"
