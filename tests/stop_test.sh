@@ -16,7 +16,7 @@
 #     stats.json interrupted; the rule interpreter writing to /dev/full exits 1 naming the file
 #     and why, stats.json failed; an accepted step below the minimum step (der(x) = 1e200 with
 #     each adaptive solver, --atol 1e-300, --param k_w=1e300, float128 --atol 1e-4000) exits 1
-#     naming mode and t within 10 s; --chain-limit 1e9 allocates nothing up front; --jobs 50000
+#     naming mode and t within 10 s; --chain-limit and --zeno-events 1e9 allocate nothing up front; --jobs 50000
 #     and threads the system refuses give every row; 100,000 lets last-first are refused with
 #     their place under a 2 MiB stack; 40,000 modes build in well under 20 s;
 #   - under `ulimit -v` a long run (400 MB of rows before the outputs were streamed) ends
@@ -222,6 +222,9 @@ vlimit() { if $asan; then echo unlimited; else echo "$1"; fi; }
 (ulimit -v "$(vlimit 300000)" && exec timeout 20 "$HYSIM" run pwm-servo --chain-limit 1000000000 --t-end 1 --quiet) \
   >/dev/null 2>"$TMP/chain.err"
 check "--chain-limit 1000000000 runs in 300 MB of address space" test $? -eq 0
+(ulimit -v "$(vlimit 300000)" && exec timeout 20 "$HYSIM" run pwm-servo --zeno-events 1000000000 --t-end 1 --quiet) \
+  >/dev/null 2>"$TMP/zeno.err"
+check "--zeno-events 1000000000 runs in 300 MB of address space" test $? -eq 0
 
 # --jobs beyond the machine is capped (4 threads per hardware thread), not thousands of threads.
 timeout 20 "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:4 --t-end 1 --jobs 50000 >"$TMP/jobs.csv" 2>"$TMP/jobs.err"

@@ -58,6 +58,7 @@ template <class S>
 class ZenoWatch {
  public:
   static constexpr std::size_t kMaxPeriod = 3;
+  static constexpr std::size_t kMaxReserved = 4096;
 
   // at_resolution_test: apply the second test (pinnacles), or the geometric one only.
   ZenoWatch(const SimulationOptions& options, bool at_resolution_test)
@@ -65,8 +66,11 @@ class ZenoWatch {
         ratio_tolerance_(options.zeno_ratio_tolerance.to<S>("option zeno_ratio_tolerance")),
         horizon_(options.zeno_horizon.to<S>("option zeno_horizon")),
         at_resolution_test_(at_resolution_test) {
-    times_.reserve(events_ + kMaxPeriod);
-    origins_.reserve(events_ + kMaxPeriod);
+    // The window's capacity up front (no allocation as it fills), unless zeno_events is huge:
+    // --zeno-events 1e9 reserved gigabytes before the first step; such a window grows as needed.
+    const std::size_t reserved = std::min<std::size_t>(events_ + kMaxPeriod, kMaxReserved);
+    times_.reserve(reserved);
+    origins_.reserve(reserved);
   }
 
   void reset() {
