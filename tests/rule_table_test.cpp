@@ -4,15 +4,18 @@
 // error in dt, so that a wrong procedure or a wrong order of the rules cannot pass.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <numbers>
+#include <span>
 #include <string>
 
 #include <boost/numeric/odeint.hpp>
 
 #include "apps/shpakov.hpp"
+#include "hysim/core/errors.hpp"
 #include "hysim/rules/interpreter.hpp"
 #include "hysim/rules/to_model.hpp"
 #include "hysim/simulator.hpp"
@@ -280,6 +283,56 @@ TEST(RuleInterpreter, RealTimeFollowsTheWallClock) {
   // the issue is measured by `hysim run --real-time` alone, docs/rule-tables.md).
   EXPECT_NEAR(r.wall_seconds, 0.5, 0.05);
   EXPECT_GT(r.max_cycle_seconds, 0.0);
+}
+
+// A stop asked for ends the run before the next cycle, after the last complete one; a real-time
+// wait of a whole second is cut short too (it sleeps in slices that poll the flag).
+TEST(RuleInterpreter, StopsAtTheNextCycle) {
+  const RuleTable table = read_rule_table(shipped("exponential.rules.tsv"));
+  struct StopAfter final : InterpreterOutput {
+    std::atomic<bool> flag{false};
+    int samples = 0;
+    void on_sample(double, std::span<const double>, std::span<const char>) override {
+      if (++samples == 11) flag = true;  // t = 0 and 10 cycles
+    }
+  } output;
+  Interpreter interpreter(table, InterpreterOptions{});
+  interpreter.stop_when(&output.flag);
+  const InterpreterResult r = interpreter.run(&output);
+  EXPECT_EQ(r.end, InterpreterEnd::kInterrupted);
+  EXPECT_STREQ(end_name(r.end), "interrupted");
+  EXPECT_EQ(r.cycles, 10);
+  EXPECT_DOUBLE_EQ(r.t, 10 * table.dt);
+  EXPECT_EQ(output.samples, 11);
+
+  InterpreterOptions slow;
+  slow.dt = 1;
+  slow.t_end = 3;
+  slow.real_time = true;
+  StopAfter paced;
+  paced.samples = 9;  // the flag rises after the first cycle
+  Interpreter waiting(table, slow);
+  waiting.stop_when(&paced.flag);
+  const InterpreterResult w = waiting.run(&paced);
+  EXPECT_EQ(w.end, InterpreterEnd::kInterrupted);
+  EXPECT_EQ(w.cycles, 1);
+  EXPECT_LT(w.wall_seconds, 0.5);  // not the second the cycle would wait for
+}
+
+// An output that throws Error (a failed write) ends the run there with the message.
+TEST(RuleInterpreter, AFailedOutputEndsTheRun) {
+  const RuleTable table = read_rule_table(shipped("exponential.rules.tsv"));
+  struct FailsAt final : InterpreterOutput {
+    int samples = 0;
+    void on_sample(double, std::span<const double>, std::span<const char>) override {
+      if (++samples == 6) throw Error("write failed: trajectory.csv: No space left on device");
+    }
+  } output;
+  const InterpreterResult r = Interpreter(table, InterpreterOptions{}).run(&output);
+  EXPECT_EQ(r.end, InterpreterEnd::kFailed);
+  EXPECT_EQ(r.message, "write failed: trajectory.csv: No space left on device");
+  EXPECT_EQ(r.cycles, 4);  // the fifth cycle's row failed
+  EXPECT_EQ(output.samples, 6);
 }
 
 // --- the same tables on the engine (rules/to_model.hpp) ---------------------------------------------
