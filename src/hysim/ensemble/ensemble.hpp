@@ -25,10 +25,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <string>
-#include <system_error>
 #include <map>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
