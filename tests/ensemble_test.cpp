@@ -4,9 +4,11 @@
 // numbers as one after another.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -80,6 +82,24 @@ TEST(Ensemble, AFailingJobStopsItAfterTheResultsBeforeIt) {
   EnsembleOptions bad;
   bad.jobs = -1;
   EXPECT_THROW(run_ensemble<int>(1, bad, [](std::int64_t) { return 0; }, [](std::int64_t, int&&) {}), InvalidArgument);
+}
+
+// --jobs 50000 is capped at 4 threads per hardware thread, and the runs still all arrive.
+TEST(Ensemble, ThreadsAreCappedPerCore) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  EnsembleOptions options;
+  options.jobs = 50000;
+  EXPECT_EQ(options.threads(), EnsembleOptions::kMaxJobsPerCore * cores);
+  options.jobs = 1;
+  EXPECT_EQ(options.threads(), 1);
+  options.jobs = 0;
+  EXPECT_EQ(options.threads(), cores);
+  options.jobs = 50000;
+  std::vector<std::int64_t> seen;
+  run_ensemble<std::int64_t>(1000, options, [](std::int64_t i) { return i; },
+                             [&](std::int64_t, std::int64_t value) { seen.push_back(value); });
+  ASSERT_EQ(seen.size(), 1000u);
+  for (std::int64_t i = 0; i < 1000; ++i) EXPECT_EQ(seen[static_cast<std::size_t>(i)], i);
 }
 
 TEST(Ensemble, SeedsOfNeighbouringRunsDiffer) {
