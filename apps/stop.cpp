@@ -46,11 +46,14 @@ int stop_exit_code() { return g_cause == kTimeLimit ? 124 : 128 + static_cast<in
 StopOnSignals::StopOnSignals() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
-  action.sa_flags = SA_RESETHAND;  // a second signal ends the process at once
   sigemptyset(&action.sa_mask);
-  // SIGXFSZ's default ends the process with a core dump; caught, the write that passed the
-  // limit fails with EFBIG instead and the run stops as for SIGTERM.
-  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &action, &previous_[i]);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+    // A second signal ends the process at once; but SIGXFSZ comes again with every write past
+    // the size limit (the flushes as the files close), and its default dumps core: it stays
+    // caught, each of those writes fails with EFBIG, and the writers report it.
+    action.sa_flags = kSignals[i] == SIGXFSZ ? 0 : SA_RESETHAND;
+    sigaction(kSignals[i], &action, &previous_[i]);
+  }
 }
 
 StopOnSignals::~StopOnSignals() {

@@ -35,7 +35,8 @@ std::string stop_cause_text();
 int stop_exit_code();
 
 // Installs the handlers of the stopping signals (SIGINT, SIGTERM, SIGHUP, SIGXFSZ) for its
-// lifetime, restoring the previous ones after. A second signal of a kind ends the process.
+// lifetime, restoring the previous ones after. A second signal of a kind ends the process
+// (SIGXFSZ excepted: each write past the limit raises it again).
 class StopOnSignals {
  public:
   StopOnSignals();

@@ -13,8 +13,8 @@
 #   - every run ends (the checks after the hostile-user list): SIGHUP and SIGXFSZ stop the engine,
 #     and SIGINT, SIGTERM, SIGHUP, SIGXFSZ and --time-limit the rule interpreter, CVODE's loop, a
 #     step of 1e9 samples and --refine-gamma 1e-300, each within 2 s: exit 128 + N (124),
-#     stats.json interrupted; the rule interpreter writing to /dev/full exits 1 naming the file
-#     and why, stats.json failed; an accepted step below the minimum step (der(x) = 1e200 with
+#     stats.json interrupted; the rule interpreter writing to /dev/full or past ulimit -f exits 1
+#     naming the file and why, stats.json failed; an accepted step below the minimum step (der(x) = 1e200 with
 #     each adaptive solver, --atol 1e-300, --param k_w=1e300, float128 --atol 1e-4000) exits 1
 #     naming mode and t within 10 s; --chain-limit and --zeno-events 1e9 allocate nothing up front; --jobs 50000
 #     and threads the system refuses give every row; 100,000 lets last-first are refused with
@@ -190,6 +190,15 @@ import json, sys
 r = json.load(open('$TMP/rules-full/stats.json'))['result']
 sys.exit(0 if r['reason'] == 'failed' and 'No space left on device' in r['message'] and r['cycles'] < 100000 else 1)"
 fi
+# The same at a file size limit: SIGXFSZ stays caught (it comes with every write past the
+# limit; a second one killed the process before it said anything), the write fails with EFBIG.
+(ulimit -f 100 && exec timeout 20 "$HYSIM" run "$RULES/thermostat.rules.tsv" --t-end 100 --quiet --out "$TMP/rules-fsize") \
+  >/dev/null 2>"$TMP/rules-fsize.err"
+code=$?
+check "rule interpreter at ulimit -f 100 exits 1 ($code)" test $code -eq 1
+check "... saying write failed: File too large" \
+  grep -q "hysim: error: write failed: $TMP/rules-fsize/trajectory.csv: File too large" "$TMP/rules-fsize.err"
+check "... stats.json says failed" grep -q '"reason": "failed"' "$TMP/rules-fsize/stats.json"
 
 # An accepted step shorter than the minimum step fails the run, naming the mode and t, for
 # every adaptive solver: a field huge against the tolerances (explicit solvers accepted steps of
