@@ -25,6 +25,7 @@
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
 #include "hysim/core/verbosity.hpp"
+#include "hysim/lang/native.hpp"
 #include "hysim/lang/source.hpp"
 #include "hysim/peers/peers.hpp"
 
@@ -64,6 +65,9 @@ int main(int argc, char** argv) {
       return status == 0 ? 1 : status;
     }
     return status;
+  } catch (const hysim::lang::CompileInterrupted& e) {  // SIGINT, SIGTERM, --time-limit while compiling
+    std::cerr << "hysim: " << stop_cause_text() << ": " << hysim::printable_lines(e.what()) << "\n";
+    return stop_exit_code();
   } catch (const hysim::lang::ModelFileError& e) {
     std::cerr << hysim::printable_lines(e.what()) << "\n";  // file:line:column: error: ..., with the line and a caret
     return 2;
@@ -80,6 +84,6 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "hysim: error: " << hysim::printable_lines(e.what()) << "\n";
-    return stop_cause() != 0 ? stop_exit_code() : 1;  // e.g. a compiler stopped by SIGINT: 130
+    return 1;
   }
 }

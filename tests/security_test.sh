@@ -82,6 +82,25 @@ for _ in $(seq 40); do alive "$child" || break; sleep 0.05; done
 ! alive "$child" || { kill "$child"; fail "the compiler's child $child outlived hysim killed with SIGKILL"; }
 echo "SIGKILL while compiling: no compiler process left"
 
+# SIGINT while compiling: hysim kills the compiler's group and exits 130 at once.
+rm -f "$stage/slow.pid"
+HYSIM_CC=$stage/slow-cc HYSIM_CACHE_DIR=$stage/slow-cache "$stage/hysim" run "$stage/model.hym" --out "$stage/out-slow" \
+  > /dev/null 2> "$stage/err-int" &
+hysim_pid=$!
+for _ in $(seq 100); do [[ -s $stage/slow.pid ]] && break; sleep 0.05; done
+[[ -s $stage/slow.pid ]] || fail "the slow compiler did not start"
+start=$SECONDS
+kill -INT "$hysim_pid"
+status=0
+wait "$hysim_pid" || status=$?
+[[ $status -eq 130 ]] || fail "SIGINT while compiling: exit $status, not 130: $(cat "$stage/err-int")"
+(( SECONDS - start <= 2 )) || fail "SIGINT while compiling took $((SECONDS - start)) s"
+grep -q "SIGINT" "$stage/err-int" || fail "no word of SIGINT: $(cat "$stage/err-int")"
+child=$(cat "$stage/slow.pid")
+for _ in $(seq 40); do alive "$child" || break; sleep 0.05; done
+! alive "$child" || { kill "$child"; fail "the compiler's child $child outlived SIGINT"; }
+echo "SIGINT while compiling: exit 130, no compiler process left"
+
 if [[ $(id -u) -ne 0 ]]; then
   echo "part 2 needs root (a second user and a private mount namespace): not run as uid $(id -u)"
   exit 0
