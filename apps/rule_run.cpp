@@ -1,5 +1,7 @@
 #include "apps/rule_run.hpp"
 
+#include "apps/out_folder.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -36,9 +38,9 @@ class RuleWriter final : public rules::InterpreterOutput {
   RuleWriter(const rules::RuleTable& table, const std::filesystem::path& out_dir, bool print)
       : table_(table), print_(print), trajectory_path_(out_dir / "trajectory.csv"), events_path_(out_dir / "events.csv") {
     if (!out_dir.empty()) {
-      std::error_code error;
-      std::filesystem::create_directories(out_dir, error);
-      if (error) throw InvalidArgument("cannot create the output folder " + out_dir.string() + ": " + error.message());
+      // The engine's steps.csv of an earlier run in this folder goes: the folder never mixes runs.
+      prepare_out_folder(out_dir, {"events.csv", "trajectory.csv", "steps.csv", "stats.json"},
+                         {"events.csv", "trajectory.csv", "stats.json"});
       trajectory_.emplace(trajectory_path_);
       events_.emplace(events_path_);
       if (!*trajectory_ || !*events_) throw InvalidArgument("cannot write into " + out_dir.string());
@@ -134,6 +136,10 @@ int run_rule_table(const RuleRunRequest& request) {
   }
   rules::Interpreter interpreter(table, options);  // checks the options before a file is written
   RuleWriter writer(table, request.out_dir, !request.quiet);
+  const std::string name = table.name.empty() ? request.file : table.name;
+  const std::filesystem::path out = request.out_dir;
+  // Until the run ends, stats.json says so: a killed run leaves no report of an earlier one.
+  if (!out.empty()) write_json(out / "stats.json", {{"model", name}, {"file", request.file}, {"status", "running"}});
   interpreter.stop_when(&stop_flag());  // SIGINT, SIGTERM, SIGHUP, SIGXFSZ, --time-limit (apps/stop.hpp)
   rules::InterpreterResult result = interpreter.run(&writer);
   if (result.end != rules::InterpreterEnd::kFailed) {
@@ -145,11 +151,10 @@ int run_rule_table(const RuleRunRequest& request) {
     }
   }
 
-  const std::string name = table.name.empty() ? request.file : table.name;
-  const std::filesystem::path out = request.out_dir;
   const auto write_stats = [&] {
     nlohmann::json report = {{"model", name},
                              {"file", request.file},
+                             {"status", "finished"},
                              {"interpreter",
                               {{"dt", interpreter.dt()},
                                {"t_end", interpreter.t_end()},

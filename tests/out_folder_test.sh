@@ -153,6 +153,21 @@ rm "$TMP/runs/runs/4/notes.txt"
 "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:3 --t-end 0.05 --out "$TMP/runs" >/dev/null 2>&1
 check "a sweep without --run-files removes the earlier runs/" test ! -e "$TMP/runs/runs"
 
+# A rule table on the interpreter: the engine's steps.csv of an earlier run goes, a user's file
+# stays, and stats.json says "running" until the run ends (killed: it still says so).
+mkdir -p "$TMP/rules"
+touch "$TMP/rules/steps.csv" "$TMP/rules/notes.txt"
+"$HYSIM" run "$ROOT/models/rules/lorenz.rules.tsv" --real-time --t-end 100 --quiet --out "$TMP/rules" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+check "rule table killed: stats.json says running" grep -q '"status": "running"' "$TMP/rules/stats.json"
+check "... the engine's steps.csv went, the user's file stayed" \
+  bash -c "test ! -e '$TMP/rules/steps.csv' -a -f '$TMP/rules/notes.txt' -a -f '$TMP/rules/trajectory.csv'"
+"$HYSIM" run "$ROOT/models/rules/lorenz.rules.tsv" --t-end 0.01 --quiet --out "$TMP/rules" >/dev/null 2>&1
+check "rule table finished: stats.json says finished" grep -q '"status": "finished"' "$TMP/rules/stats.json"
+
 # workprecision without gnuplot on PATH draws no figure: an earlier workprecision.png goes.
 mkdir -p "$TMP/wp"
 touch "$TMP/wp/workprecision.png" "$TMP/wp/notes.txt"
