@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       status = command.execute();
     }
     if (status == 0 && stop_cause() != 0) {  // the command ended early, its rows say interrupted
-      std::cerr << "hysim: " << stop_cause_text() << ": the command stopped early; runs cut short say interrupted\n";
+      std::cerr << "hysim: " << stop_cause_text() << ": the command stopped early; runs cut short say interrupted, runs never started say not_run\n";
       status = stop_exit_code();
     }
     // Output to a full disk or a closed pipe fails here, not silently (the files are written
