@@ -1,6 +1,7 @@
 #include "apps/rule_run.hpp"
 
 #include "apps/out_folder.hpp"
+#include "apps/table.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -20,14 +21,6 @@
 namespace hysim::app {
 
 namespace {
-
-// CSV cells: a name with a comma or a quote is quoted.
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 // Writes the trajectory (t, every real that is not a parameter, every logic variable as 0/1)
 // and the switches (t, name, value) as the interpreter runs, and prints the switches. The first

@@ -30,6 +30,7 @@
 #include "apps/commands.hpp"
 #include "apps/out_folder.hpp"
 #include "apps/sweep.hpp"
+#include "apps/table.hpp"
 #include "apps/stop.hpp"
 #include "apps/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
@@ -319,16 +320,6 @@ std::string json_cell(const std::string& column, const std::string& cell) {
   return cell;
 }
 
-// A CSV cell: quoted when it holds a comma, a quote or a line break (a message).
-std::string csv_cell(const std::string& cell) {
-  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
-  std::string quoted = "\"";
-  for (const char c : cell) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
 
 std::string write_failed(const std::filesystem::path& file, int error) {
   return "write failed: " + (file.empty() ? std::string("standard output") : file.string()) + ": " +

@@ -42,8 +42,6 @@ void Table::print(std::ostream& out) const {
   for (const auto& row : body) print_line(row);
 }
 
-namespace {
-
 std::string csv_cell(const std::string& cell) {
   if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
   std::string quoted = "\"";
@@ -53,6 +51,8 @@ std::string csv_cell(const std::string& cell) {
   }
   return quoted + "\"";
 }
+
+namespace {
 
 }  // namespace
 

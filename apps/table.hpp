@@ -40,6 +40,10 @@ std::string count_cell(const std::optional<long long>& value, Precision precisio
 // folder and why: "cannot create the output folder 'X': Permission denied".
 void create_output_folder(const std::filesystem::path& folder);
 
+// A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
+// break (a message, a name from a file).
+std::string csv_cell(const std::string& cell);
+
 // `value` in its shortest form that reads back to it ("0.1", "1.7976931348623157e+308").
 std::string format_shortest(double value);
 // `value` with `digits` significant digits, the shorter of fixed and scientific notation.
