@@ -3,9 +3,13 @@
 // interpreter does; each test checks the closed form's value and the first order of the
 // error in dt, so that a wrong procedure or a wrong order of the rules cannot pass.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iomanip>
 #include <iostream>
 #include <numbers>
@@ -37,6 +41,30 @@ double final_value(const RuleTable& table, const std::string& variable, double d
 }
 
 // 001, Figs. 7-8: dy/dt = y, y(0) = 1; the paper reads e^3 = 20.086 off its graph.
+// A table saved with a UTF-8 byte order mark (as spreadsheet programs do) reads as the same
+// table; a folder given as a table is refused by name.
+TEST(RuleTableFile, ByteOrderMarkIsSkippedAndAFolderRefused) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("hysim-bom-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  const std::string plain = shipped("ball-incline.rules.tsv");
+  std::ifstream in(plain, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::filesystem::path marked = folder / "marked.rules.tsv";
+  std::ofstream(marked, std::ios::binary) << "\xEF\xBB\xBF" << text.str();
+  const rules::RuleTable a = rules::read_rule_table(plain), b = rules::read_rule_table(marked.string());
+  EXPECT_EQ(a.name, b.name);
+  ASSERT_EQ(a.reals.size(), b.reals.size());
+  for (std::size_t i = 0; i < a.reals.size(); ++i) EXPECT_EQ(a.reals[i].name, b.reals[i].name) << i;
+  try {
+    (void)rules::read_rule_table(folder.string());
+    ADD_FAILURE() << "a folder was read as a table";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory, not a rule table"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(folder);
+}
+
 TEST(RuleInterpreter, ExponentialIsEulersProductAndConvergesToE3) {
   const RuleTable table = read_rule_table(shipped("exponential.rules.tsv"));
   ASSERT_EQ(table.rules.size(), 1u);

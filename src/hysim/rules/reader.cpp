@@ -4,10 +4,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
+#include "hysim/core/printable.hpp"
 #include "hysim/rules/spelling.hpp"
 #include "hysim/rules/table.hpp"
 
@@ -682,11 +685,20 @@ int RuleTable::logic_index(const std::string& wanted) const {
 RuleTable parse_rule_table(const SourceText& source) { return Reader(source).read(); }
 
 RuleTable read_rule_table(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {  // it would read as an empty table
+    throw InvalidArgument("'" + printable(path) + "' is a directory, not a rule table");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidArgument("cannot read the rule table " + path);
+  if (!in) throw InvalidArgument("cannot read the rule table " + printable(path));
   std::ostringstream text;
   text << in.rdbuf();
-  const SourceText source(path, text.str());
+  // A UTF-8 byte order mark, as spreadsheet programs save it, is not part of the table: columns
+  // count from after it.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  std::string bytes = text.str();
+  if (bytes.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) bytes.erase(0, kByteOrderMark.size());
+  const SourceText source(path, bytes);
   return parse_rule_table(source);
 }
 
