@@ -299,9 +299,9 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   const auto total = std::chrono::steady_clock::now();
   EnsembleOptions ensemble;
   ensemble.jobs = request.jobs;
-  summary.threads = static_cast<int>(std::min<std::int64_t>(ensemble.threads(), count));
+  summary.threads = static_cast<int>(std::min<std::int64_t>(ensemble.threads(), count));  // asked; then as run
   const std::size_t reason = 1 + axes.size();
-  run_ensemble<std::vector<std::string>>(count, ensemble, job, [&](std::int64_t, std::vector<std::string>&& cells) {
+  summary.threads = run_ensemble<std::vector<std::string>>(count, ensemble, job, [&](std::int64_t, std::vector<std::string>&& cells) {
     summary.failed += cells[reason] == run_reason_name(RunReason::kFailed) ? 1 : 0;
     summary.not_run += cells[reason] == "not_run" ? 1 : 0;
     row_out(std::move(cells));

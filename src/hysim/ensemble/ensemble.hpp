@@ -10,7 +10,7 @@
 // Threads: options.jobs, at most kMaxJobsPerCore per hardware thread (more only wait on each
 // other, and each reserves its stack). When the system refuses a thread (a limit on processes
 // or on memory: ulimit -u, ulimit -v), the ensemble goes on with the threads it made, and
-// throws Error only when it could make none.
+// throws Error only when it could make none. run_ensemble returns the number of threads it ran.
 //
 // Memory stays constant in count: a worker does not start job i until i is less than `window`
 // ahead of the next result the sink is waiting for, so at most `window` results are held.
@@ -66,9 +66,9 @@ inline std::uint64_t sweep_seed(std::uint64_t seed, std::uint64_t i) {
 }
 
 template <class Result, class Job, class Sink>
-void run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, Sink&& sink) {
+int run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, Sink&& sink) {
   options.validate();
-  if (count <= 0) return;
+  if (count <= 0) return 0;
   const int threads = static_cast<int>(std::min<std::int64_t>(options.threads(), count));
   const std::int64_t window = options.window > 0 ? options.window : 64 * static_cast<std::int64_t>(threads);
 
@@ -140,6 +140,7 @@ void run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job,
   for (auto& thread : pool) thread.join();
   if (sink_failure) std::rethrow_exception(sink_failure);
   if (failure) std::rethrow_exception(failure);
+  return static_cast<int>(pool.size());
 }
 
 }  // namespace hysim
