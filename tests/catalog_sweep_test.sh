@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every run ends, and says why (issue 15): every built-in model, at t_end = 10 and at each of
+# Every run ends, and says why: every built-in model, at t_end = 10 and at each of
 # its presets' ends, under every solver x strategy (cvode and cvode-adams once: they have their own integrator),
 # ends within LIMIT seconds (default 60) either normally (exit 0) or with one error line that
 # names the model (exit 1): never a timeout, a signal or a silent failure. Prints the slowest

@@ -146,7 +146,7 @@ bad_case "rtol" compare pwm-servo --rtol 0
 bad_case "strategy 'nope'" workprecision pwm-servo --strategies nope
 bad_case "reproduction 'nope'" reproduce nope
 bad_case "parameter 'nope'" sweep pwm-servo --param nope=1:2:3
-# Contradictory or hostile options (issue 15), each refused before anything is written.
+# Contradictory or hostile options, each refused before anything is written.
 bad_case "is out of range" run pwm-servo --event-limit 99999999999999999999
 bad_case "underflows" run pwm-servo --param kp=1e-400
 bad_case "malformed value ' 1'" run pwm-servo --param "kp= 1"
@@ -413,7 +413,7 @@ check "peak memory at t_end 3000 ($long kB) within 1.2x of t_end 100 ($short kB)
   python3 -c "import sys; sys.exit(0 if $long <= 1.2 * $short else 1)"
 
 # --- sweep -----------------------------------------------------------------------------------
-# 1000 runs of the PWM servo over kp (issue 13): the summary is the same on 1 and 2 threads (every column
+# 1000 runs of the PWM servo over kp: the summary is the same on 1 and 2 threads (every column
 # but the wall time, the last), and so are 50 random draws with one seed; another seed differs.
 for j in 1 2; do
   "$HYSIM" sweep pwm-servo --param kp=0.05:0.2:1000 --t-end 2 --jobs $j --out "$TMP/sweep$j" 2>"$TMP/sweep$j.err"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every run ends and says why, and keeps what it computed (issue 15; apps/stop.hpp, apps/main.cpp):
+# Every run ends and says why, and keeps what it computed (apps/stop.hpp, apps/main.cpp):
 #   - --time-limit stops run, compare (workprecision: the same runs) and sweep at their next step: exit 124, one
 #     line on stderr, stats.json (run) or the rows (sweep) say interrupted, files complete;
 #   - a command stuck where it does not poll for a stop (compare reading its --reference from a
@@ -91,7 +91,7 @@ for signal in INT TERM; do
   check "SIG$signal leaves the events computed so far" test "$(wc -l <"$TMP/sig$signal/events.csv")" -gt 100
 done
 
-# The rest of the hostile-user list of issue 15: each exits 2 with one line naming the
+# The rest of a hostile user's list: each exits 2 with one line naming the
 # culprit, before any file is written.
 # refused CULPRIT ARGS...: `hysim ARGS... --out DIR` exits 2, says CULPRIT, creates no DIR.
 refused() {
