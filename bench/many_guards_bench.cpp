@@ -1,5 +1,5 @@
-// How the cost of a step and of an event grows with the number of guard atoms (issue 14,
-// item 5): N independent bouncing balls in one state vector, for N = 1, 10, 100, 1000, run
+// How the cost of a step and of an event grows with the number of guard atoms (a performance
+// target): N independent bouncing balls in one state vector, for N = 1, 10, 100, 1000, run
 // with the engine's default options (dopri5 / gamma-refine; also bs3) and with the CVODE peer
 // (Adams-Moulton / fixed-point and BDF / Newton), each restarted after every event.
 //

@@ -10,7 +10,7 @@
 // satisfies the mode left (one-sided), field and guard (atom) evaluations per event, events per
 // second. Counts are exact; seconds are noisy on a shared machine: the whole table runs `repeat`
 // times, row after row (so that a slow spell of the machine falls on every row alike), each
-// row keeps its fastest, and the targets of issue 14 are read as ratios between rows of this
+// row keeps its fastest, and the performance targets are read as ratios between rows of this
 // one run, printed at the end with PASS or FAIL. The field evaluations per event of the targets are
 // the marginal cost of an event, (n(T) - n(T/2)) / (events(T) - events(T/2)) from a second run to
 // T/2: a run of N events takes at least N + 1 steps (the last one to t_end) and a first-step
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
     failed += ok ? 0 : 1;
   };
   char line[512];
-  std::printf("\ntargets (issue 14), default strategy %s:\n", default_strategy.c_str());
+  std::printf("\nperformance targets, default strategy %s:\n", default_strategy.c_str());
   for (const auto& solver : bench::split(solver_list)) {
     const Row* r = find(solver, default_strategy);
     if (r == nullptr) continue;

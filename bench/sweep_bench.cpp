@@ -1,4 +1,4 @@
-// The ensemble runner's speedup (issue 13): a sweep of the PWM servo over kp, 1000 runs over
+// The ensemble runner's speedup: a sweep of the PWM servo over kp, 1000 runs over
 // [0, t_end], on 1 thread and on N threads, in one run of this binary. The two alternate and
 // each pair's ratio is kept, so that a noisy neighbour slows both alike: read the median ratio
 // (the ratio of the fastest of each is printed too).
@@ -6,7 +6,7 @@
 //
 //   build/bench/sweep_bench [runs=1000] [t_end=10] [threads=2] [repeats=9]
 //
-// Target (issue 13): at least 1.8 on 2 threads of a 2-core machine.
+// Target: at least 1.8 on 2 threads of a 2-core machine.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Work-precision against CVODE in its best configuration (issue 14, item 4): for each model,
+// Work-precision against CVODE in its best configuration (a performance target): for each model,
 // every hysim configuration (every adaptive solver with the default strategy) and the CVODE
 // peer that suits the model are run over a sweep of tolerances, and for each accuracy a in
 // 1e-4, 1e-5, ..., 1e-10 the work each side needs to reach a is compared.

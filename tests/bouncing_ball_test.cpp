@@ -125,7 +125,7 @@ TYPED_TEST(BouncingBallTest, ThrownBallMatchesReference) {
             << " s, max |x - x*| = " << static_cast<double>(errors.max_dx) << "\n";
 }
 
-// Zeno (issue 4): restitution 0.8 from 10 m. The engine declares the accumulation once the
+// Zeno: restitution 0.8 from 10 m. The engine declares the accumulation once the
 // impact intervals shrink geometrically and less than zeno_horizon = 1e-9 s remains, estimates
 // t_inf within 1e-9 s of the closed form t_1 + 2 v_1 e / (g (1 - e)), and goes on at rest to
 // t = 100 s with fewer than 1,000 events.

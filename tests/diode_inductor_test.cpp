@@ -1,4 +1,4 @@
-// The diode-inductor circuit (models/diode_inductor.hpp; issue 4) against the closed-form R-L
+// The diode-inductor circuit (models/diode_inductor.hpp) against the closed-form R-L
 // responses: the chain at each opening ((off, off) mythical, the current continuous), the
 // diode-off times, the current along the run, and the catalog reference.
 #include "hysim/models/diode_inductor.hpp"

@@ -39,7 +39,7 @@ Model<S> make_diode_inductor(const ParameterValues& values) {
 
   Model<S> model;
   model.name = "diode-inductor";
-  model.source = "chopper with freewheeling diode (003, its list of test circuits; issue 4)";
+  model.source = "chopper with freewheeling diode (003, its list of test circuits)";
   model.state_names = {"i", "n"};
   model.x0 = {values.get<S>("i0"), S(0)};
   constexpr std::size_t kI = kDiodeCurrent, kN = kDiodePeriod;
@@ -173,7 +173,7 @@ ModelEntry diode_inductor_entry() {
       {"i0", "0", "initial current [A], >= 0"},
   };
   entry.presets = {
-      {"issue4", "the circuit of issue 4 (the defaults): the current reaches 0 0.0273 s after each opening", {}},
+      {"issue4", "the specified circuit (the defaults): the current reaches 0 0.0273 s after each opening", {}},
       {"continuous-conduction", "L = 1 H (tau = 0.1 s): after the first opening the current never reaches 0",
        {{"L", "1"}}},
   };

@@ -1,6 +1,6 @@
 // Diode-inductor circuit: a chopper that switches a source onto an R-L load with a
 // freewheeling diode (003 names diode-inductor circuits among the simulator's tests;
-// issue 4 fixes the circuit and its numbers).
+// hysim's specification fixes the circuit and its numbers).
 //
 //     V ---- switch ----+---- L ---- R ----+
 //                       |                  |

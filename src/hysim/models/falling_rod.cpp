@@ -145,7 +145,7 @@ ModelEntry falling_rod_entry() {
   entry.source = "003, Figs. 5-7 (Mosterman, Zhao, Biswas): stuck a1 mythical; Fig. 7: sliding a2 a boundary";
   entry.parameters = {
       {"m", "1", "mass [kg]"},
-      {"J", "0.1", "moment of inertia about the centre [kg m^2] (fixed by issue 4, not m l^2/3)"},
+      {"J", "0.1", "moment of inertia about the centre [kg m^2] (fixed by specification, not m l^2/3)"},
       {"g", "9.81", "gravity [m/s^2]"},
       {"mu", "0.004", "Coulomb friction coefficient at A"},
       {"v_th", "0.0015", "slip speed [m/s] below which the rod may stick (003)"},

@@ -66,7 +66,7 @@
 //    mode reaches. An impact that leaves a slip below v_th with a1's force in the cone thus
 //    shows a1 mythical, a2 boundary, a1 interior (mu = 0.046 in the test).
 //
-// Parameters (003, captions of Figs. 6 and 7; m, J, g from issue 4): m = 1 kg, J = 0.1 kg m^2
+// Parameters (003, captions of Figs. 6 and 7; m, J, g fixed by hysim's specification): m = 1 kg, J = 0.1 kg m^2
 // (fixed: with a uniform rod's J = m l^2/3 the outcomes of Figs. 6 and 7 swap), g = 9.81,
 // presets fig6 (mu = 0.004, v_th = 0.0015, theta0 = 0.862, l = -0.1, y0 = 0.23) and fig7
 // (mu = 0.5, l = -10, y0 = 23), all velocities 0. The first impact is at
