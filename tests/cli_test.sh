@@ -28,19 +28,7 @@ SCRIPTS=$(cd "$(dirname "$0")/../scripts" && pwd)
 DOCS=$(cd "$(dirname "$0")/../docs" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-pass() { echo "ok   $1"; }
-fail() {
-  echo "FAIL $1"
-  failures=$((failures + 1))
-}
-# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
-check() {
-  local what=$1
-  shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
+source "$(dirname "$0")/checks.sh"  # check DESCRIPTION COMMAND...; $failures
 
 # --- hysim list -------------------------------------------------------------------------
 "$HYSIM" list >"$TMP/list.out" 2>"$TMP/list.err"

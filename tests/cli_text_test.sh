@@ -15,17 +15,7 @@ HYSIM=$(realpath "${1:?usage: cli_text_test.sh PATH_TO_HYSIM SOURCE_DIR}")
 SOURCE=$(realpath "${2:?usage: cli_text_test.sh PATH_TO_HYSIM SOURCE_DIR}")
 TMP=$(mktemp -d)
 trap 'chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
-failures=0
-pass() { echo "ok   $1"; }
-fail() {
-  echo "FAIL $1"
-  failures=$((failures + 1))
-}
-check() {
-  local what=$1
-  shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
+source "$(dirname "$0")/checks.sh"  # check DESCRIPTION COMMAND...; $failures
 has_byte() { LC_ALL=C grep -q "$(printf "$1")" "$2"; }  # has_byte '\033' FILE
 # bad WHAT CULPRIT ARGS...: exits 2, one line on stderr holding CULPRIT, nothing on stdout.
 bad() {

@@ -14,12 +14,7 @@ HYSIM=${1:?usage: out_folder_test.sh PATH_TO_HYSIM}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/checks.sh"  # check DESCRIPTION COMMAND...; $failures
 json_ok() { python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"; }
 
 # --- write errors --------------------------------------------------------------------------

@@ -28,12 +28,7 @@ set -u
 HYSIM=${1:?usage: stop_test.sh PATH_TO_HYSIM}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/checks.sh"  # check DESCRIPTION COMMAND...; $failures
 
 start=$(date +%s%N)
 "$HYSIM" run pwm-servo --t-end 1e6 --time-limit 1 --quiet --out "$TMP/limited" >/dev/null 2>"$TMP/limited.err"
