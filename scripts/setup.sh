@@ -8,6 +8,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDI
 
 packages=(
   g++ gcc cmake make ccache   # gcc: `cc` compiles model files to native code (docs/model-language.md)
+  universal-ctags       # scripts/size_check.sh reads the length of every class and function
   libboost-dev          # Boost.Odeint, Boost.Multiprecision (header-only)
   libspdlog-dev
   nlohmann-json3-dev

@@ -1,4 +1,4 @@
-// Transition chains at one event time (events/chain.hpp, DESIGN.md section 3), run through
+// Transition chains at one event time (events/chain.hpp: the recursion of Mosterman, Zhao and Biswas, Algorithm 1), run through
 // Simulator<double> on small hand-built models. Every field is constant (mostly dx/dt = 1), so
 // a guard x >= c in a mode entered at (t_0, x_0) fires at the closed-form time t_0 + (c - x_0).
 #include <gtest/gtest.h>

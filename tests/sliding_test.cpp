@@ -1,4 +1,4 @@
-// Sliding modes (DESIGN.md section 3, item 4; 003, "Sliding modes"): the equivalent (Filippov)
+// Sliding modes (Mosterman, Zhao and Biswas, "Sliding modes"): the equivalent (Filippov)
 // dynamics on a switching surface, against a closed form.
 //
 // The test model: x' = -1 + t/2 in mode "pos" (x > 0), x' = 1 + t/2 in mode "neg" (x < 0),

@@ -1,5 +1,5 @@
 // The integrators behind solvers/stepper.hpp, as one typed suite over every scalar type and
-// every solver (STYLE.md habit 8): order of convergence, exactness on polynomials of the
+// every solver: order of convergence, exactness on polynomials of the
 // method's quadrature order (and inexactness one degree up, by the closed-form quadrature
 // error), exactness of the dense output on polynomials of its degree, the bookkeeping of
 // accepted steps, and the number of field evaluations each step costs. A second suite checks

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The repository stands alone: no text in it points at files outside it (a design note, a style
+# guide or a folder of papers that only its authors have) or at an internal issue tracker. Papers
+# are cited by title (docs/papers/README.md). Run as a CTest and by hand:
+#   scripts/standalone_check.sh [REPOSITORY]
+set -euo pipefail
+root=${1:-$(dirname "$0")/..}
+cd "$root"
+
+# What a reader of the repository cannot open: the authors' design and style notes, their
+# machine's paths, and issue numbers ("issue 12", "issues 3 and 4", "#12" after "issue").
+pattern='DESIGN\.md|STYLE\.md|\.\./shared|/work/|shared/seeds|[Ii]ssues? #?[0-9]'
+folders=(README.md docs src apps python examples bench tests models scripts cmake CMakeLists.txt .ci)
+# The fuzzers' corpus is generated input, mutated from the model files, not text to read.
+hits=$(grep -rnIE "$pattern" "${folders[@]}" --exclude=standalone_check.sh --exclude-dir=corpus 2>/dev/null || true)
+if [[ -n $hits ]]; then
+  echo "$hits"
+  echo "standalone_check: $(wc -l <<< "$hits") line(s) point outside the repository; say it in place or cite the paper by title"
+  exit 1
+fi
+echo "standalone_check: no text points outside the repository"
