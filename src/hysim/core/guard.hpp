@@ -1,4 +1,4 @@
-// Guards: boolean trees (AND / OR / NOT) over atoms e(t, x) REL 0 (DESIGN.md section 1).
+// Guards: boolean trees (AND / OR / NOT) over atoms e(t, x) REL 0 (the guards of Mosterman's 5-tuple).
 //
 // A guard gamma_a^b fires when its tree evaluates to true. The tree is stored flat (nodes
 // refer to children by index) and is built once, when the model is made; evaluating it does
@@ -63,7 +63,7 @@ using JumpEventFunction = std::function<S(S t, const S* x_prior, const S* x_plus
 
 // An atom of a guard: e(t, x) REL 0, with a readable name of e.
 //  * `rate` (optional): de/dt along a field value. The gamma rule, the boundary test and the
-//    sliding dynamics (lambda, DESIGN.md section 3) use it instead of a difference quotient;
+//    sliding dynamics (the Filippov weight lambda) use it instead of a difference quotient;
 //    give it wherever a surface may carry a sliding mode, for lambda exact to rounding.
 //  * `jump` (optional): the atom's value across a jump, read by the transition chain only.
 //    Without it the atom reads the tentative state, e(t, x+), on both of the chain's tests,

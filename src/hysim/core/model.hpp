@@ -51,7 +51,7 @@ struct Mode {
   std::vector<Transition<S>> transitions;
 };
 
-// What follows a Zeno accumulation (DESIGN.md section 3, item 5): at the estimated
+// What follows a Zeno accumulation (events accumulating in finite time): at the estimated
 // accumulation time t_inf the run enters `mode_name` with x+ = reset(t_inf, x), x the state
 // after the last event before t_inf; for the bouncing ball, "at rest on the floor". A model
 // without one stops there with RunReason::kZeno.
