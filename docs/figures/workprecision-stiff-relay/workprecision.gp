@@ -1,12 +1,12 @@
-# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot /work/main/docs/figures/workprecision-stiff-relay/workprecision.gp
+# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot workprecision.gp, in this folder
 # x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol.
-csv = "/work/main/docs/figures/workprecision-stiff-relay/workprecision.csv"
+csv = "workprecision.csv"
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal pngcairo noenhanced size 1400,1000
 } else {
   set terminal png noenhanced size 1400,1000
 }
-set output "/work/main/docs/figures/workprecision-stiff-relay/workprecision.png"
+set output "workprecision.png"
 set datafile separator ","
 set logscale xy
 set format x "%.0e"
