@@ -1,6 +1,7 @@
-"""The PWM servo of 004 run with two event-detection strategies from Python: the default
-one-sided gamma-refine and ISMA's gamma rule. Prints how far apart their first events are and
-how much work each did, and draws the angle phi(t) with both strategies' switching times.
+"""The PWM servo of ISMA 2024 ("Modeling and Simulation of Event Systems", docs/papers/README.md)
+run with two event-detection strategies from Python: the default one-sided gamma-refine and
+ISMA's gamma rule. Prints how far apart their first events are and how much work each did, and
+draws the angle phi(t) with both strategies' switching times.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/pwm_strategies.py [out.png]
 """
@@ -30,7 +31,7 @@ reference = runs["gamma-refine"]
 phi = reference["states"].index("phi")
 axes[0].plot(reference["trajectory"]["t"], reference["trajectory"]["x"][:, phi], color="black", lw=1)
 axes[0].set_ylabel("phi [rad]")
-axes[0].set_title("PWM servo (004): angle, and the switching times of two strategies")
+axes[0].set_title("PWM servo (ISMA 2024): angle, and the switching times of two strategies")
 for row, (name, run) in enumerate(runs.items()):
     axes[1].vlines(run["events"]["t"], row, row + 0.8, lw=0.8, label=name)
 axes[1].set_yticks([0.4, 1.4], list(runs))
