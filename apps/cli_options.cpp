@@ -1,67 +1,13 @@
 #include "apps/cli_options.hpp"
 
-#include "hysim/rules/to_model.hpp"
-
 #include <algorithm>
 #include <charconv>
-#include <iostream>
-#include <map>
 #include <type_traits>
 #include <variant>
 
-#include "apps/stop.hpp"
 #include "hysim/core/errors.hpp"
-#include "hysim/events/strategy.hpp"
-#include "hysim/lang/build.hpp"
-#include "hysim/solvers/stepper.hpp"
-#include "hysim/core/printable.hpp"
 
 namespace hysim::app {
-
-const ModelEntry& ModelChoice::entry() const { return loaded ? *loaded : model_entry(model); }
-
-const ModelEntry& model_entry(const std::string& name) {
-  if (rules::names_rule_table(name)) {  // a rule table on the engine (rules/to_model.hpp)
-    static std::map<std::string, ModelEntry> tables;
-    auto found = tables.find(name);
-    if (found == tables.end()) {
-      std::string warnings;
-      found = tables.emplace(name, rules::engine_entry(rules::read_rule_table(name), &warnings)).first;
-      std::cerr << printable_lines(warnings);  // they quote the file's names
-    }
-    return found->second;
-  }
-  if (!lang::names_model_file(name)) return find_model(name);
-  static std::map<std::string, ModelEntry> loaded;
-  auto found = loaded.find(name);
-  if (found == loaded.end()) {
-    std::string warnings, backend;
-    lang::NativeOptions native = lang::NativeOptions::from_environment();
-    native.stop = &stop_flag();  // SIGINT, SIGTERM, --time-limit stop the compiler too
-    found = loaded.emplace(name, lang::load_model_file(name, &warnings, native, &backend)).first;
-    std::cerr << printable_lines(warnings);  // they quote the file's names
-    // Without native code the file still runs, on the register tape, about 2.5 times slower.
-    if (backend.rfind("tape (", 0) == 0) std::cerr << "hysim: note: " << printable(name) << " runs on the " << printable(backend) << "\n";
-  }
-  return found->second;
-}
-
-ParameterValues ModelChoice::values() const {
-  const ModelEntry& model_entry = entry();
-  ParameterValues result = model_entry.default_values();
-  if (!preset.empty()) result.apply_preset(model_entry.presets, preset);
-  for (const auto& assignment : params) result.set_assignment(assignment);
-  return result;
-}
-
-Decimal ModelChoice::t_end_or(const Decimal& fallback) const {
-  if (preset.empty()) return fallback;
-  for (const Preset& p : entry().presets) {
-    if (p.name != preset || !(p.t_end > 0)) continue;
-    return p.t_end_text.empty() ? Decimal(p.t_end) : Decimal(p.t_end_text, "t_end of preset '" + p.name + "'");
-  }
-  return fallback;
-}
 
 void add_model_options(CLI::App* command, ModelChoice* choice) {
   command->add_option("model", choice->model, "a built-in model (see `hysim list`) or a model file (FILE.hym)")->required();
@@ -137,43 +83,6 @@ void add_strategies_option(CLI::App* command, std::vector<std::string>* strategi
 void add_solvers_option(CLI::App* command, std::vector<std::string>* solvers, const std::string& default_text) {
   command->add_option("--solvers", *solvers, "comma-separated solver names (default: " + default_text + ")")
       ->delimiter(',');
-}
-
-std::vector<std::string> checked_strategies(const std::vector<std::string>& names) {
-  if (names.empty()) {
-    std::vector<std::string> all;
-    for (const auto& info : strategy_catalog()) all.push_back(info.name);
-    return all;
-  }
-  for (const auto& name : names) find_strategy(name);
-  return names;
-}
-
-std::vector<std::string> checked_solvers(const std::vector<std::string>& names) {
-  std::vector<std::string> all;
-  std::string known;
-  for (const auto& info : solver_catalog()) {
-    all.push_back(info.name);
-    known += (known.empty() ? "" : ", ") + info.name;
-  }
-  if (names.empty()) return all;
-  for (const auto& name : names) {
-    if (std::find(all.begin(), all.end(), name) == all.end()) {
-      throw InvalidArgument("unknown solver '" + name + "' (known: " + known + ")");
-    }
-  }
-  return names;
-}
-
-nlohmann::json request_options_json(const SimulationOptions& options, const ModelChoice& choice,
-                            const ParameterValues& values) {
-  nlohmann::json params = nlohmann::json::object();
-  for (const auto& [name, text] : values.values()) params[name] = text;
-  nlohmann::json json = hysim::options_json(options);
-  json["scalar"] = choice.scalar;
-  json["preset"] = choice.preset;
-  json["parameters"] = params;
-  return json;
 }
 
 }  // namespace hysim::app

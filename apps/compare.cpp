@@ -8,9 +8,9 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
-#include "apps/comparison.hpp"
-#include "apps/out_folder.hpp"
-#include "apps/evaluation.hpp"
+#include "hysim/study/comparison.hpp"
+#include "hysim/study/out_folder.hpp"
+#include "hysim/study/evaluation.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"

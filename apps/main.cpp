@@ -21,7 +21,7 @@
 #include <new>
 
 #include "apps/command_line.hpp"
-#include "apps/stop.hpp"
+#include "hysim/study/stop.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
 #include "hysim/core/verbosity.hpp"
@@ -32,6 +32,7 @@
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (checked below), not death
   using namespace hysim::app;
+  using namespace hysim::study;
   hysim::register_peers();  // the cvode strategy, when this build has SUNDIALS
   CommandLine command_line;
   CLI::App& app = command_line.app();

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "apps/stopwatch.hpp"
+#include "hysim/study/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
 
 namespace hysim::app {
+
+using study::ScopedTimer;
 
 namespace {
 

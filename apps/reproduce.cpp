@@ -1,13 +1,6 @@
 // `hysim reproduce NAME`: a published table, its rows copied from the paper, with our rows
-// beneath them computed the same way (docs/cli.md). Two reproductions:
-//
-//   pwm-table1   004, Table 1: the signed errors of events 1 and 7 of the PWM servo drive in
-//                t, omega and phi, for ISMA, SimInTech, MATLAB and Ptolemy II (computed with
-//                accuracy eps = 1e-4), against the exact events; then one row per strategy of
-//                ours, on one solver (dopri5, rtol = atol = 1e-4 by default), against the exact
-//                reference of models/pwm_servo_exact.hpp.
-//   shpakov      000-002: every number the rule-table papers print, beside the papers' tables
-//                run on our interpreter and on the engine, and the exact value (apps/shpakov.hpp).
+// beneath them computed the same way (hysim/study/reproduce.hpp, docs/cli.md). This file prints
+// and writes them.
 #include <array>
 #include <filesystem>
 #include <iostream>
@@ -15,9 +8,11 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
-#include "apps/comparison.hpp"
-#include "apps/evaluation.hpp"
-#include "apps/shpakov.hpp"
+#include "hysim/study/comparison.hpp"
+#include "hysim/study/evaluation.hpp"
+#include "hysim/study/out_folder.hpp"
+#include "hysim/study/reproduce.hpp"
+#include "hysim/study/shpakov.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
@@ -27,70 +22,8 @@ namespace hysim::app {
 namespace {
 
 
-// 004, Table 1, as printed: t~1-t1*, t~7-t7*, omega~1-omega1*, omega~7-omega7*,
-// phi~1-phi1*, phi~7-phi7*.
-struct PaperRow {
-  const char* platform;
-  std::array<const char*, 6> errors;
-};
-constexpr std::array<PaperRow, 4> kPwmTableOne = {{
-    {"ISMA", {"1.5e-06", "1.3e-05", "1.5e-04", "8.4e-05", "6.5e-06", "7.1e-05"}},
-    {"SimInTech", {"9.5e-06", "7.4e-06", "2.0e-04", "2.7e-05", "4.3e-05", "1.7e-05"}},
-    {"MATLAB", {"-2.2e-11", "-1.6e-10", "-2.2e-09", "2.0e-10", "-4.3e-10", "-2.3e-09"}},
-    {"Ptolemy II", {"4.0e-05", "2.1e-04", "2.5e-04", "3.5e-04", "1.8e-04", "1.4e-04"}},
-}};
-constexpr const char* kPaperSource = "004, Table 1";
-constexpr double kPaperAccuracy = 1e-4;  // 004, section 9: "the given accuracy eps = 1e-4"
-
-// The runs of our rows, against the exact events.
-struct TableOne {
-  SimulationOptions base;
-  Reference reference;
-  ErrorColumns errors;  // t, omega and phi at events 1 and 7
-  std::vector<Evaluation> runs;
-  bool every_strategy = true;  // no --strategies: a strategy that cannot run is left out
-};
-
-TableOne run_table_one(const ReproduceRequest& request) {
-  ModelChoice choice;
-  choice.model = "pwm-servo";
-  const ParameterValues values = choice.values();
-  const ModelEntry& entry = choice.entry();
-
-  // The run ends halfway between reference events 7 and 8: event 7 is the last one asked for,
-  // and its window (apps/matching.hpp) closes before t_end.
-  constexpr std::size_t kLastEvent = 7;
-  constexpr double kProbeEnd = 1.0;  // [s] the PWM servo has about 20 events per second
-  const Reference probe = entry.reference(values, kProbeEnd);
-  if (probe.events.size() <= kLastEvent) throw Error("the PWM servo reference has fewer than 8 events in 1 s");
-  SimulationOptions base;
-  base.t_end = static_cast<double>((probe.events[kLastEvent - 1].t + probe.events[kLastEvent].t) / 2);
-  base.solver = request.solver;
-  base.rtol = request.rtol;
-  base.atol = request.atol > 0 ? request.atol : request.rtol;
-  check_common_options(choice, values, base);
-  const std::vector<std::string> strategies = checked_strategies(request.strategies);
-  const bool every_strategy = request.strategies.empty();
-
-  std::string why_not;
-  const std::optional<Reference> reference = reference_for(choice, values, base.t_end, &why_not);
-  if (!reference) throw Error("the PWM servo reference is not available: " + why_not);
-  std::vector<SimulationOptions> runs;
-  for (const auto& strategy : strategies) {
-    runs.push_back(base);
-    runs.back().strategy = strategy;
-  }
-  TableOne table;
-  table.base = base;
-  table.reference = *reference;
-  table.every_strategy = every_strategy;
-  table.runs = evaluate(choice, values, runs, &*reference);
-  table.errors = error_columns(entry.make<double>(values).state_names, kTableOneEvents, {"omega", "phi"});
-  return table;
-}
-
 int reproduce_pwm_table1(const ReproduceRequest& request) {
-  const TableOne table = run_table_one(request);
+  const PwmTableOne table = pwm_table_one(request);
   const SimulationOptions& base = table.base;
   const Reference* reference = &table.reference;
   const ErrorColumns& errors = table.errors;
@@ -141,40 +74,6 @@ int reproduce_pwm_table1(const ReproduceRequest& request) {
   return 0;
 }
 
-// The same as data: the paper's rows as numbers, our rows with their runs' statistics.
-nlohmann::json pwm_table1_json(const ReproduceRequest& request) {
-  const TableOne table = run_table_one(request);
-  const std::vector<std::string> columns = table.errors.headers();
-  nlohmann::json paper = nlohmann::json::array();
-  for (const auto& row : kPwmTableOne) {
-    nlohmann::json cells = {{"platform", row.platform}};
-    for (std::size_t c = 0; c < columns.size(); ++c) cells[columns[c]] = std::stod(row.errors[c]);
-    paper.push_back(cells);
-  }
-  nlohmann::json ours = nlohmann::json::array();
-  nlohmann::json not_run = nlohmann::json::array();
-  for (const auto& run : table.runs) {
-    if (run.outcome == Outcome::kSkipped && table.every_strategy) {
-      not_run.push_back({{"strategy", run.options.strategy}, {"note", run.note}});
-      continue;
-    }
-    ours.push_back(run_json(run, table.errors, &table.reference));
-  }
-  return {{"source", kPaperSource},
-          {"columns", columns},
-          {"paper_accuracy", kPaperAccuracy},
-          {"paper", paper},
-          {"hysim", ours},
-          {"not_run", not_run},
-          {"settings",
-           {{"solver", table.base.solver},
-            {"rtol", table.base.rtol},
-            {"atol", table.base.atol},
-            {"scalar", "double"},
-            {"t_end", table.base.t_end},
-            {"reference", table.reference.method}}}};
-}
-
 // 000-002 (Shpakov's rule tables): published / interpreter / engine / exact.
 Table shpakov_table(const std::vector<ShpakovRow>& rows, Precision precision) {
   Table table;
@@ -201,65 +100,17 @@ int reproduce_shpakov(const ReproduceRequest& request) {
   return 0;
 }
 
-nlohmann::json shpakov_json(const ReproduceRequest&) {
-  nlohmann::json rows = nlohmann::json::array();
-  const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  for (const auto& row : shpakov_rows()) {
-    rows.push_back({{"source", row.source}, {"quantity", row.quantity}, {"published", row.published},
-                    {"interpreter", value(row.interpreter)}, {"engine", value(row.engine)}, {"exact", value(row.exact)},
-                    {"published_deviation", value(row.published_deviation())},
-                    {"note", row.note}});
-  }
-  return {{"source", "000, 001, 002"},
-          {"columns", {"published", "interpreter", "engine", "exact"}},
-          {"rows", rows},
-          {"settings", {{"engine", "dopri5, rtol = atol = 1e-12"}, {"interpreter", "the table's dt"}}}};
+int reproduce(const ReproduceRequest& request) {
+  check_reproduction(request.name);
+  return request.name == "shpakov" ? reproduce_shpakov(request) : reproduce_pwm_table1(request);
 }
-
-struct Reproduction {
-  const char* name;
-  const char* description;
-  int (*print)(const ReproduceRequest&);
-  nlohmann::json (*data)(const ReproduceRequest&);
-};
-constexpr std::array<Reproduction, 2> kReproductions = {{
-    {"pwm-table1", "004, Table 1: errors at events 1 and 7 of the PWM servo drive", reproduce_pwm_table1,
-     pwm_table1_json},
-    {"shpakov", "000-002: every published number of the rule-table papers, interpreter / engine / exact",
-     reproduce_shpakov, shpakov_json},
-}};
-
-const Reproduction& find_reproduction(const std::string& name) {
-  std::string known;
-  for (const auto& reproduction : kReproductions) {
-    if (name == reproduction.name) return reproduction;
-    known += (known.empty() ? "" : ", ") + std::string(reproduction.name);
-  }
-  throw InvalidArgument("unknown reproduction '" + name + "' (known: " + known + ")");
-}
-
-int reproduce(const ReproduceRequest& request) { return find_reproduction(request.name).print(request); }
 
 }  // namespace
-
-std::vector<std::pair<std::string, std::string>> reproductions() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& reproduction : kReproductions) out.emplace_back(reproduction.name, reproduction.description);
-  return out;
-}
-
-nlohmann::json reproduction_json(const ReproduceRequest& request) {
-  const Reproduction& reproduction = find_reproduction(request.name);
-  nlohmann::json out = reproduction.data(request);
-  out["name"] = reproduction.name;
-  out["description"] = reproduction.description;
-  return out;
-}
 
 Command add_reproduce_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<ReproduceRequest>();
   std::string names;
-  for (const auto& reproduction : kReproductions) names += std::string(names.empty() ? "" : ", ") + reproduction.name;
+  for (const auto& [name, description] : reproductions()) names += (names.empty() ? "" : ", ") + name;
   CLI::App* cmd = app.add_subcommand("reproduce", "a published table beside our strategies");
   cmd->add_option("name", request->name, "what to reproduce: " + names)->required();
   add_strategies_option(cmd, &request->strategies, "every strategy that runs");

@@ -1,6 +1,6 @@
 #include "apps/rule_run.hpp"
 
-#include "apps/out_folder.hpp"
+#include "hysim/study/out_folder.hpp"
 #include "apps/table.hpp"
 
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include <iostream>
 #include <optional>
 
-#include "apps/stop.hpp"
+#include "hysim/study/stop.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
 #include "hysim/output/run_report.hpp"

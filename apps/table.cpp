@@ -93,26 +93,6 @@ std::string absent(Precision precision) { return precision == Precision::kShort 
 
 }  // namespace
 
-void create_output_folder(const std::filesystem::path& folder) {
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) {
-    throw InvalidArgument("cannot create the output folder '" + printable(folder.string()) + "': " + error.message());
-  }
-}
-
-std::string format_shortest(double value) {
-  char text[32];
-  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
-}
-
-std::string format_general(double value, int digits) {
-  std::ostringstream out;
-  out.precision(digits);
-  out << value;
-  return out.str();
-}
-
 std::string error_cell(const std::optional<double>& value, Precision precision) {
   if (!value) return absent(precision);
   if (precision == Precision::kExact) return format_general(*value, kExactDigits);

@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "hysim/study/format.hpp"
+
 namespace hysim::app {
+
+using namespace hysim::study;  // format_general, format_shortest
 
 struct Table {
   std::vector<std::string> header;
@@ -36,17 +40,8 @@ std::string error_cell(const std::optional<double>& value, Precision precision);
 std::string number_cell(const std::optional<double>& value, int digits, Precision precision);
 // A count.
 std::string count_cell(const std::optional<long long>& value, Precision precision);
-// Creates `folder` and its parents for a command's --out. Throws InvalidArgument naming the
-// folder and why: "cannot create the output folder 'X': Permission denied".
-void create_output_folder(const std::filesystem::path& folder);
-
 // A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
 // break (a message, a name from a file).
 std::string csv_cell(const std::string& cell);
-
-// `value` in its shortest form that reads back to it ("0.1", "1.7976931348623157e+308").
-std::string format_shortest(double value);
-// `value` with `digits` significant digits, the shorter of fixed and scientific notation.
-std::string format_general(double value, int digits);
 
 }  // namespace hysim::app

@@ -24,8 +24,8 @@
 
 #include "apps/cli_options.hpp"
 #include "apps/commands.hpp"
-#include "apps/evaluation.hpp"
-#include "apps/out_folder.hpp"
+#include "hysim/study/evaluation.hpp"
+#include "hysim/study/out_folder.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"

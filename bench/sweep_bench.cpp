@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/sweep.hpp"
+#include "hysim/study/sweep.hpp"
 
 namespace {
 
@@ -26,20 +26,30 @@ struct Sweep {
   double seconds = 0;
 };
 
+// Every field of a row but the wall time, as text.
+void append_numbers(const study::SweepRow& row, std::vector<std::string>* numbers) {
+  numbers->push_back(std::to_string(row.run));
+  for (const auto& value : row.swept) numbers->push_back(value.text);
+  numbers->insert(numbers->end(), {row.reason, row.message, row.t.text, row.mode});
+  for (const auto& t : row.event_times) numbers->push_back(t.text);
+  for (const auto& x : row.state) numbers->push_back(x.text);
+  for (const auto& count : {row.events, row.steps, row.rejected, row.field_evals, row.guard_evals}) {
+    numbers->push_back(count ? std::to_string(*count) : "");
+  }
+}
+
 // `hysim sweep pwm-servo --param kp=0.05:0.2:RUNS --t-end T_END --jobs THREADS`, the program's
-// own code (apps/sweep.hpp), its summary kept but the wall-time column.
+// own code (hysim/study/sweep.hpp), its summary kept but the wall time.
 Sweep sweep(std::int64_t runs, double t_end, int threads) {
-  app::SweepRequest request;
+  study::SweepRequest request;
   request.choice.model = "pwm-servo";
   request.choice.params = {"kp=0.05:0.2:" + std::to_string(runs)};
   request.options.t_end = t_end;
   request.jobs = threads;
   Sweep out;
   const auto start = std::chrono::steady_clock::now();
-  app::run_sweep(request, [](const std::vector<std::string>&) {},
-                 [&](std::vector<std::string>&& cells) {
-                   for (std::size_t c = 0; c + 1 < cells.size(); ++c) out.numbers.push_back(cells[c]);
-                 });
+  study::run_sweep(request, [](const study::SweepColumns&) {},
+                   [&](study::SweepRow&& row) { append_numbers(row, &out.numbers); });
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/matching.hpp"
+#include "hysim/study/matching.hpp"
 #include "arguments.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/models/catalog.hpp"
@@ -69,13 +69,13 @@ class EventCollector final : public Observer<double> {
   void on_event(const EventRecord<double>& r) override {
     if (!events.empty() && r.index == last_index_) return;
     last_index_ = r.index;
-    app::RunEvent e;
+    study::RunEvent e;
     e.t = static_cast<float128>(r.t);
     e.guard = std::string(r.guard);
     for (const double v : r.x_pre) e.x.push_back(static_cast<float128>(v));
     events.push_back(std::move(e));
   }
-  std::vector<app::RunEvent> events;
+  std::vector<study::RunEvent> events;
 
  private:
   std::int64_t last_index_ = 0;
@@ -122,9 +122,9 @@ Run run_once(const Model<double>& model, const Reference& reference, const Case&
       return run;
     }
     run.evals = result.stats.rhs_evals;
-    const app::MatchResult match =
-        app::match_events(collector.events, reference.events, static_cast<float128>(c.t_end), float128(0));
-    const std::optional<double> error = app::max_time_error(match, collector.events, reference.events);
+    const study::MatchResult match =
+        study::match_events(collector.events, reference.events, static_cast<float128>(c.t_end), float128(0));
+    const std::optional<double> error = study::max_time_error(match, collector.events, reference.events);
     run.valid = match.missed == 0 && match.spurious == 0 && match.matched > 0 && error.has_value();
     if (error) run.error = *error;
     if (!run.valid) {

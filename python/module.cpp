@@ -21,17 +21,17 @@
 #include <type_traits>
 #include <vector>
 
-#include "apps/comparison.hpp"
-#include "apps/stop.hpp"
-#include "apps/sweep.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
-#include "hysim/lang/build.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/peers/peers.hpp"
-#include "hysim/rules/to_model.hpp"
 #include "hysim/run/option_table.hpp"
 #include "hysim/simulator.hpp"
+#include "hysim/study/comparison.hpp"
+#include "hysim/study/model.hpp"
+#include "hysim/study/reproduce.hpp"
+#include "hysim/study/stop.hpp"
+#include "hysim/study/sweep.hpp"
 
 namespace py = pybind11;
 
@@ -44,7 +44,7 @@ namespace {
 struct PyModel {
   std::shared_ptr<const ModelEntry> entry;
   ParameterValues values;
-  app::ModelChoice choice;
+  study::ModelChoice choice;
 };
 
 // The warnings of a model file or a rule table (an unreachable mode, a mode with too many
@@ -123,24 +123,17 @@ std::string parameter_text(const py::handle& value, const std::string& what) {
 }
 
 PyModel make_model(const std::string& name, const std::string& preset, const py::dict& params) {
-  app::ModelChoice choice;
+  study::ModelChoice choice;
   choice.model = name;
   choice.preset = preset;
   for (const auto& [key, value] : params) {
     const std::string name_of = as_str(key, "params: a parameter's name");
     choice.params.push_back(name_of + "=" + parameter_text(value, "params['" + name_of + "']"));
   }
-  // A model file is read afresh each time: an edited file gives a new model.
-  std::string warnings;
-  if (rules::names_rule_table(name)) {  // a rule table on the engine (docs/rule-tables.md)
-    choice.loaded = std::make_shared<const ModelEntry>(rules::engine_entry(rules::read_rule_table(name), &warnings));
-    warn_lines(warnings);
-  } else if (lang::names_model_file(name)) {
-    choice.loaded = std::make_shared<const ModelEntry>(lang::load_model_file(name, &warnings));
-    warn_lines(warnings);
-  } else {
-    choice.loaded = std::make_shared<const ModelEntry>(find_model(name));
-  }
+  // A model file or a rule table is read afresh each time: an edited file gives a new model.
+  study::ResolvedModel resolved = study::resolve_model(name);
+  warn_lines(resolved.warnings);
+  choice.loaded = std::move(resolved.entry);
   return PyModel{choice.loaded, choice.values(), choice};
 }
 
@@ -386,7 +379,7 @@ std::vector<std::string> names_or_all(const py::object& names, const char* what)
 
 py::object compare(const PyModel& model, const py::object& strategies, const py::object& solvers,
                    const py::object& scalar, const py::kwargs& kwargs) {
-  app::ModelChoice choice = model.choice;
+  study::ModelChoice choice = model.choice;
   choice.scalar = as_str(scalar, "scalar");
   (void)choice.scalar_kind();  // a bad name is an error before anything runs
   const SimulationOptions options = options_from(model, kwargs);
@@ -396,14 +389,14 @@ py::object compare(const PyModel& model, const py::object& strategies, const py:
   nlohmann::json json;
   {
     py::gil_scoped_release release;
-    json = app::compare_runs(choice, options, 0, strategy_names, solver_names).json();
+    json = study::compare_runs(choice, options, 0, strategy_names, solver_names).json();
   }
   return to_python(json);
 }
 
 py::object reproduce(const py::object& name, const py::object& strategies, const py::object& solver,
                      const py::object& rtol, const py::object& atol) {
-  app::ReproduceRequest request;
+  study::ReproduceRequest request;
   request.name = as_str(name, "name");
   request.strategies = names_or_all(strategies, "strategies");
   request.solver = as_str(solver, "solver");
@@ -412,31 +405,15 @@ py::object reproduce(const py::object& name, const py::object& strategies, const
   nlohmann::json json;
   {
     py::gil_scoped_release release;
-    json = app::reproduction_json(request);
+    json = study::reproduction_json(request);
   }
   return to_python(json);
 }
 
-// A sweep as `hysim sweep` runs it (apps/sweep.hpp): params maps a name to a spec
-// ("0.05:0.2:64", "uniform:0.1:0.2", a number, or a list of numbers). The summary comes back
-// as columns: numpy float64 arrays, the text columns (reason, mode) as lists of str.
-py::dict sweep(const PyModel& model, const py::object& params_object, const py::object& draws_object,
-               const py::object& seed_object, const py::object& jobs_object, const py::object& events_object,
-               const py::object& first_object, const py::object& runs_object, const py::object& scalar,
-               const py::kwargs& kwargs) {
-  app::SweepRequest request;
-  request.choice = model.choice;
-  request.choice.scalar = as_str(scalar, "scalar");
-  if (!py::isinstance<py::dict>(params_object)) {
-    throw py::type_error("params must be a dict of names to specs, not " + type_name(params_object));
-  }
-  const py::dict params = params_object.cast<py::dict>();
-  const auto draws = as_int<std::int64_t>(draws_object, "draws");
-  const auto seed = as_int<std::uint64_t>(seed_object, "seed");
-  const auto jobs = as_int<int>(jobs_object, "jobs");
-  const auto events = as_int<int>(events_object, "events");
-  const auto first = as_int<std::int64_t>(first_object, "first");
-  const auto runs = as_int<std::int64_t>(runs_object, "runs");
+// A params dict of sweep as the specs of SweepRequest: NAME=SPEC, with SPEC a str
+// ("0.05:0.2:64", "uniform:0.1:0.2"), a list of values, or a value.
+std::vector<std::string> sweep_specs(const py::dict& params) {
+  std::vector<std::string> specs;
   for (const auto& [key, value] : params) {
     const std::string name = as_str(key, "params: a parameter's name");
     const std::string what = "params['" + name + "']";
@@ -451,24 +428,86 @@ py::dict sweep(const PyModel& model, const py::object& params_object, const py::
     } else {
       spec = parameter_text(value, what + " (a spec str, a list of values or a value)");
     }
-    std::string assignment = name;
-    assignment += '=';
-    assignment += spec;
-    request.choice.params.push_back(std::move(assignment));
+    specs.push_back(name + "=" + spec);
   }
+  return specs;
+}
+
+// The keyword arguments of sweep, as in the signature.
+struct SweepArguments {
+  py::object params, draws, seed, jobs, events, first, runs, scalar;
+};
+
+study::SweepRequest sweep_request(const PyModel& model, const SweepArguments& a, const py::kwargs& kwargs) {
+  study::SweepRequest request;
+  request.choice = model.choice;
+  request.choice.scalar = as_str(a.scalar, "scalar");
+  if (!py::isinstance<py::dict>(a.params)) {
+    throw py::type_error("params must be a dict of names to specs, not " + type_name(a.params));
+  }
+  request.samples = as_int<std::int64_t>(a.draws, "draws");
+  request.seed = as_int<std::uint64_t>(a.seed, "seed");
+  request.jobs = as_int<int>(a.jobs, "jobs");
+  request.event_columns = as_int<int>(a.events, "events");
+  request.first = as_int<std::int64_t>(a.first, "first");
+  request.runs = as_int<std::int64_t>(a.runs, "runs");
+  const std::vector<std::string> specs = sweep_specs(a.params.cast<py::dict>());
+  request.choice.params.insert(request.choice.params.end(), specs.begin(), specs.end());
   request.options = options_from(model, kwargs);
-  request.samples = draws;
-  request.seed = seed;
-  request.jobs = jobs;
-  request.event_columns = events;
-  request.first = first;
-  request.runs = runs;
-  if (draws < 0 || jobs < 0 || events < 0) throw InvalidArgument("sweep: draws, jobs and events must be >= 0");
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  // Ctrl-C raises the program's stop flag (apps/stop.hpp), polled at each row: the runs going
-  // on end interrupted, the others are rows "not_run", and KeyboardInterrupt carries the summary.
-  std::atomic<bool>& stop_flag = app::stop_flag();
+  if (request.samples < 0 || request.jobs < 0 || request.event_columns < 0) {
+    throw InvalidArgument("sweep: draws, jobs and events must be >= 0");
+  }
+  return request;
+}
+
+// The rows of a sweep as columns keyed by SweepColumns::names(): numpy float64 arrays (NaN where
+// unknown), the text columns (reason, message, mode) as lists of str.
+py::dict sweep_columns(const study::SweepColumns& columns, const std::vector<study::SweepRow>& rows) {
+  const auto numbers = [&](const auto& field) {
+    py::array_t<double> array(static_cast<py::ssize_t>(rows.size()));
+    auto view = array.mutable_unchecked<1>();
+    for (std::size_t r = 0; r < rows.size(); ++r) view(static_cast<py::ssize_t>(r)) = field(rows[r]);
+    return array;
+  };
+  const auto texts = [&](const auto& field) {
+    py::list list;
+    for (const auto& row : rows) list.append(field(row));
+    return list;
+  };
+  const auto count = [](const std::optional<std::int64_t>& n) { return n ? static_cast<double>(*n) : std::nan(""); };
+  py::dict out;
+  out["run"] = numbers([](const study::SweepRow& r) { return static_cast<double>(r.run); });
+  for (std::size_t a = 0; a < columns.swept.size(); ++a) {
+    out[py::str(columns.swept[a])] = numbers([&](const study::SweepRow& r) { return r.swept[a].value; });
+  }
+  out["reason"] = texts([](const study::SweepRow& r) { return r.reason; });
+  out["message"] = texts([](const study::SweepRow& r) { return r.message; });
+  out["t"] = numbers([](const study::SweepRow& r) { return r.t.value; });
+  out["mode"] = texts([](const study::SweepRow& r) { return r.mode; });
+  out["events"] = numbers([&](const study::SweepRow& r) { return count(r.events); });
+  for (std::size_t k = 0; k < static_cast<std::size_t>(columns.event_columns); ++k) {
+    out[py::str("t_event" + std::to_string(k + 1))] = numbers([&](const study::SweepRow& r) { return r.event_times[k].value; });
+  }
+  for (std::size_t i = 0; i < columns.states.size(); ++i) {
+    out[py::str(columns.states[i])] = numbers([&](const study::SweepRow& r) { return r.state[i].value; });
+  }
+  out["steps"] = numbers([&](const study::SweepRow& r) { return count(r.steps); });
+  out["rejected"] = numbers([&](const study::SweepRow& r) { return count(r.rejected); });
+  out["field_evals"] = numbers([&](const study::SweepRow& r) { return count(r.field_evals); });
+  out["guard_evals"] = numbers([&](const study::SweepRow& r) { return count(r.guard_evals); });
+  out["wall_s"] = numbers([](const study::SweepRow& r) { return r.wall_s.value; });
+  return out;
+}
+
+// A sweep as `hysim sweep` runs it (hysim/study/sweep.hpp): params maps a name to a spec
+// ("0.05:0.2:64", "uniform:0.1:0.2", a number, or a list of numbers).
+py::dict sweep(const PyModel& model, const SweepArguments& arguments, const py::kwargs& kwargs) {
+  const study::SweepRequest request = sweep_request(model, arguments, kwargs);
+  study::SweepColumns columns;
+  std::vector<study::SweepRow> rows;
+  // Ctrl-C raises the stop flag (hysim/study/stop.hpp), polled at each row: the runs going on
+  // end interrupted, the others are rows "not_run", and KeyboardInterrupt carries the summary.
+  std::atomic<bool>& stop_flag = study::stop_flag();
   stop_flag.store(false);
   StopPoll stop(&stop_flag, 0, 1);
   {
@@ -477,27 +516,13 @@ py::dict sweep(const PyModel& model, const py::object& params_object, const py::
       std::atomic<bool>* flag;
       ~Lower() { flag->store(false); }  // for the next sweep, also after an exception
     } lower{&stop_flag};
-    app::run_sweep(request, [&](const std::vector<std::string>& h) { header = h; },
-                   [&](std::vector<std::string>&& cells) {
-                     rows.push_back(std::move(cells));
-                     stop.poll();
-                   });
+    study::run_sweep(request, [&](const study::SweepColumns& layout) { columns = layout; },
+                     [&](study::SweepRow&& row) {
+                       rows.push_back(std::move(row));
+                       stop.poll();
+                     });
   }
-  py::dict out;
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    if (header[c] == "reason" || header[c] == "message" || header[c] == "mode") {
-      py::list texts;
-      for (const auto& row : rows) texts.append(row[c]);
-      out[py::str(header[c])] = texts;
-      continue;
-    }
-    py::array_t<double> numbers(static_cast<py::ssize_t>(rows.size()));
-    auto view = numbers.mutable_unchecked<1>();
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      view(static_cast<py::ssize_t>(r)) = rows[r][c].empty() ? std::nan("") : std::stod(rows[r][c]);
-    }
-    out[py::str(header[c])] = numbers;
-  }
+  py::dict out = sweep_columns(columns, rows);
   stop.raise_with(out);
   return out;
 }
@@ -520,26 +545,14 @@ py::dict run(const PyModel& model, const py::object& scalar_object, const py::ob
   return run_in<double>(model, options, trajectory, time_limit);
 }
 
-}  // namespace
-
-}  // namespace hysim::python
-
-PYBIND11_MODULE(hysim, module) {
-  using namespace hysim;
-  using hysim::python::PyModel;
-  register_peers();
-  module.doc() = "hysim: simulation of hybrid dynamic systems (docs/python.md)";
-  // The most recently registered translator is tried first: the derived InvalidArgument last.
-  py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
-  py::register_exception<InvalidArgument>(module, "InvalidArgument", PyExc_ValueError);
-
+// The class Model: a model with its parameter values, and what runs on it.
+void bind_model(py::module_& module) {
   py::class_<PyModel>(module, "Model", "a built-in model or a model file, with its parameter values")
       .def(py::init([](const py::object& name, const py::object& preset, const py::object& params) {
              if (!py::isinstance<py::dict>(params)) {
-               throw py::type_error("params must be a dict of names to values, not " + python::type_name(params));
+               throw py::type_error("params must be a dict of names to values, not " + type_name(params));
              }
-             return python::make_model(python::as_str(name, "name"), python::as_str(preset, "preset"),
-                                       params.cast<py::dict>());
+             return make_model(as_str(name, "name"), as_str(preset, "preset"), params.cast<py::dict>());
            }),
            py::arg("name"), py::arg("preset") = "", py::arg("params") = py::dict(),
            "Model(name, preset='', params={}): a catalog name (hysim.models()) or a path to a .hym file; "
@@ -558,7 +571,7 @@ PYBIND11_MODULE(hysim, module) {
                                for (const auto& p : m.entry->presets) out.append(p.name);
                                return out;
                              })
-      .def("run", &python::run, py::arg("scalar") = "double", py::arg("trajectory") = true,
+      .def("run", &run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            py::arg("time_limit") = py::none(),
            "run(scalar='double', trajectory=True, time_limit=None, **options): one simulation; options are the "
            "fields of `hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real "
@@ -566,7 +579,13 @@ PYBIND11_MODULE(hysim, module) {
            "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays). time_limit [s] of wall "
            "time: the run stops there with reason 'interrupted' and returns what it computed. Ctrl-C raises "
            "KeyboardInterrupt with that partial result as its attribute `result`")
-      .def("sweep", &python::sweep, py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
+      .def("sweep",
+           [](const PyModel& model, const py::object& params, const py::object& draws, const py::object& seed,
+              const py::object& jobs, const py::object& events, const py::object& first, const py::object& runs,
+              const py::object& scalar, const py::kwargs& kwargs) {
+             return sweep(model, {params, draws, seed, jobs, events, first, runs, scalar}, kwargs);
+           },
+           py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
            py::arg("events") = 3, py::arg("first") = 0, py::arg("runs") = 0, py::arg("scalar") = "double",
            "sweep(params, draws=0, seed=1, jobs=0, events=3, first=0, runs=0, scalar='double', **options): many "
            "runs over a grid "
@@ -575,14 +594,17 @@ PYBIND11_MODULE(hysim, module) {
            "first and runs select a part (a chunk for a cluster: docs/sweeps.md). "
            "Returns the summary as columns: run, the swept parameters, reason, t, mode, events, t_event1.., the "
            "final state, steps, rejected, field_evals, guard_evals, wall_s (numpy arrays; reason and mode lists)")
-      .def("compare", &python::compare, py::arg("strategies") = py::none(), py::arg("solvers") = py::none(),
+      .def("compare", &compare, py::arg("strategies") = py::none(), py::arg("solvers") = py::none(),
            py::arg("scalar") = "double",
            "compare(strategies=None, solvers=None, scalar='double', **options): every (solver, strategy) "
            "combination against the model's reference, as `hysim compare` (None: every strategy, the solver "
            "of the options). Returns the dict of compare.json: model, options, reference, runs (each with "
            "stats, matching, max_abs_dt, errors)");
+}
 
-  module.def("reproduce", &python::reproduce, py::arg("name"), py::arg("strategies") = py::none(),
+// The functions of the module: reproduce, sweep by name, and the catalogs.
+void bind_functions(py::module_& module) {
+  module.def("reproduce", &reproduce, py::arg("name"), py::arg("strategies") = py::none(),
              py::arg("solver") = "dopri5", py::arg("rtol") = 1e-4, py::arg("atol") = 0.0,
              "reproduce(name, strategies=None, solver='dopri5', rtol=1e-4, atol=0): a published table as "
              "`hysim reproduce` computes it (hysim.reproductions() lists them). Returns a dict: columns, paper "
@@ -595,16 +617,16 @@ PYBIND11_MODULE(hysim, module) {
         const PyModel chosen =
             py::isinstance<PyModel>(model)
                 ? model.cast<PyModel>()
-                : python::make_model(python::cast_as<std::string>(model, "model", "a hysim.Model, a name or a path (str)"),
-                                     "", py::dict());
-        return python::sweep(chosen, params, draws, seed, jobs, events, first, runs, scalar, kwargs);
+                : make_model(cast_as<std::string>(model, "model", "a hysim.Model, a name or a path (str)"), "",
+                             py::dict());
+        return sweep(chosen, {params, draws, seed, jobs, events, first, runs, scalar}, kwargs);
       },
       py::arg("model"), py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,
       py::arg("events") = 3, py::arg("first") = 0, py::arg("runs") = 0, py::arg("scalar") = "double",
       "sweep(model, params, ...): Model(model).sweep(params, ...) for a name or path, or model.sweep for a Model");
   module.def("reproductions", [] {
     py::dict out;
-    for (const auto& [name, description] : app::reproductions()) out[py::str(name)] = description;
+    for (const auto& [name, description] : study::reproductions()) out[py::str(name)] = description;
     return out;
   }, "the published tables `reproduce` knows, with a line each");
   module.def("models", [] {
@@ -617,4 +639,19 @@ PYBIND11_MODULE(hysim, module) {
     for (const auto& s : strategy_catalog()) out.append(s.name);
     return out;
   }, "the names of the event-detection strategies");
+}
+
+}  // namespace
+
+}  // namespace hysim::python
+
+PYBIND11_MODULE(hysim, module) {
+  using namespace hysim;
+  register_peers();
+  module.doc() = "hysim: simulation of hybrid dynamic systems (docs/python.md)";
+  // The most recently registered translator is tried first: the derived InvalidArgument last.
+  py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
+  py::register_exception<InvalidArgument>(module, "InvalidArgument", PyExc_ValueError);
+  python::bind_model(module);
+  python::bind_functions(module);
 }

@@ -2,11 +2,11 @@
 // exact matches, a missed pair, a spurious event, a shifted event inside and outside its
 // window, a guard that does not agree, the open window at the end of a run, and the errors
 // of numbered events in the layout of 004, Table 1.
-#include "apps/matching.hpp"
+#include "hysim/study/matching.hpp"
 
 #include <gtest/gtest.h>
 
-namespace hysim::app {
+namespace hysim::study {
 namespace {
 
 const std::string kGuard = "g";
@@ -178,4 +178,4 @@ TEST(Matching, EventNumbers) {
 }
 
 }  // namespace
-}  // namespace hysim::app
+}  // namespace hysim::study

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/shpakov.hpp"
+#include "hysim/study/shpakov.hpp"
 #include "hysim/lang/source.hpp"
 #include "hysim/rules/interpreter.hpp"
 #include "hysim/rules/to_model.hpp"
@@ -140,10 +140,10 @@ TEST(RuleTables002, RlcTransientMeetsItsClosedForm) {
 // --- 002, Figs. 6-7: the pendulum on an elastic thread --------------------------------------------
 
 // The continuous limit of the table: the thread's length solves the algebraic loop of rules
-// 6-15, L = L0 + c (m omega^2 L + m g cos(angle)) (app::thread_period integrates it).
+// 6-15, L = L0 + c (m omega^2 L + m g cos(angle)) (study::thread_period integrates it).
 TEST(RuleTables002, PendulumOnAnElasticThread) {
   RuleTable table = read_rule_table(shipped("pendulum-thread.rules.tsv"));
-  const double reference = *app::thread_period(30, 1e-3), rigid = *app::thread_period(30, 0);
+  const double reference = *study::thread_period(30, 1e-3), rigid = *study::thread_period(30, 0);
   // The stretch lengthens the period by about c m g / (2 L0) = 0.25 %.
   EXPECT_NEAR(reference / rigid - 1, 0.0025, 0.0003);
   const double interpreter = interpreter_period(table, "Угол", 1e-4);
@@ -162,7 +162,7 @@ TEST(RuleTables002, PendulumOnAnElasticThread) {
 // --- 002, Fig. 8 and Table 2: the pendulum on a free cart -------------------------------------------
 
 // The exact motion of a point bob m on a rigid rod L hung from a cart M that rolls freely:
-// Lagrange's equations (app::cart_period).
+// Lagrange's equations (study::cart_period).
 TEST(RuleTables002, CartPendulumPeriodsOfTableTwo) {
   RuleTable table = read_rule_table(shipped("cart-pendulum.rules.tsv"));
   const auto set = [&](const std::string& name, double value) {
@@ -182,7 +182,7 @@ TEST(RuleTables002, CartPendulumPeriodsOfTableTwo) {
     set("Угол", 5);
     const double engine = engine_period(table, "Ugol");
     const double interpreter = interpreter_period(table, "Угол", 1e-4);
-    const double exact = *app::cart_period(row.cart, row.bob, 2, 9.81, 5);
+    const double exact = *study::cart_period(row.cart, row.bob, 2, 9.81, 5);
     EXPECT_NEAR(interpreter, engine, 2e-3) << row.cart << "/" << row.bob;
     // The table's tension (rules 6-13) leaves out the cart's acceleration, so its period departs
     // from the exact one as the bob gets heavier: 2.6 % at 1/10, 0.2 % at 1/1, 0.01 % at 10/1.

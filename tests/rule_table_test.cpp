@@ -18,7 +18,7 @@
 
 #include <boost/numeric/odeint.hpp>
 
-#include "apps/shpakov.hpp"
+#include "hysim/study/shpakov.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/rules/interpreter.hpp"
 #include "hysim/rules/to_model.hpp"
@@ -185,7 +185,7 @@ TEST(RuleInterpreter, BallOnTheInclineKeepsItsEnergyAndRolls) {
 // Exact period 4 sqrt(L/g) K(sin(theta0/2)), K by the arithmetic-geometric mean. 002 prints
 // 2.83, 2.88, 2.95, 3.17 s for 5, 30, 45, 75 degrees: the exact periods cut (not rounded) to
 // two decimals (rounded they would read 2.84, 2.89, 2.95, 3.17).
-double pendulum_period(double degrees) { return app::pendulum_period(2, 9.81, degrees); }
+double pendulum_period(double degrees) { return study::pendulum_period(2, 9.81, degrees); }
 
 double mean_period(const std::vector<double>& periods) {
   double sum = 0;

@@ -1,4 +1,4 @@
-// `hysim reproduce shpakov` (apps/shpakov.cpp): the numbers 000-002 print, each beside our
+// `hysim reproduce shpakov` (hysim/study/shpakov.cpp): the numbers 000-002 print, each beside our
 // rule interpreter's value, the engine's value and an exact or independent one.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hysim::app {
+namespace hysim::study {
 
 struct ShpakovRow {
   std::string source;     // "002, Table 1"
@@ -33,4 +33,4 @@ std::optional<double> thread_period(double degrees, double compliance);
 // copy); a few seconds.
 std::vector<ShpakovRow> shpakov_rows();
 
-}  // namespace hysim::app
+}  // namespace hysim::study

@@ -1,6 +1,6 @@
-// The data behind `hysim compare` and `hysim reproduce`: the runs, measured against the
-// reference, before they become a table. The program prints and writes them; the Python
-// module returns them as dicts (python/module.cpp, docs/python.md).
+// The data behind `hysim compare`: the runs, measured against the reference, before they
+// become a table. The program prints and writes them; the Python module returns them as dicts
+// (docs/python.md).
 #pragma once
 
 #include <optional>
@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/cli_options.hpp"
-#include "apps/evaluation.hpp"
+#include "hysim/study/model.hpp"
+#include "hysim/study/evaluation.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 // Every (solver, strategy) combination of one model, against its reference (hysim compare).
 struct Comparison {
@@ -42,22 +42,4 @@ Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& opti
 // and against a reference matching, max_abs_dt and errors by column name.
 nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const Reference* reference);
 
-// `hysim reproduce NAME` (apps/reproduce.cpp).
-struct ReproduceRequest {
-  std::string name;
-  std::vector<std::string> strategies;  // empty: every strategy that runs
-  std::string solver = "dopri5";
-  double rtol = 1e-4;
-  double atol = 0;  // 0: the same as rtol (the paper gives one accuracy, eps)
-  std::string out_dir;
-};
-
-// The names of the reproductions, with a line each.
-std::vector<std::pair<std::string, std::string>> reproductions();
-
-// The reproduction as data: {"name", "source", "description", "columns", "paper": [rows],
-// "hysim": [rows], "not_run", "settings"}; each row maps the columns to numbers (null where
-// unknown). Throws InvalidArgument for an unknown name or a bad option.
-nlohmann::json reproduction_json(const ReproduceRequest& request);
-
-}  // namespace hysim::app
+}  // namespace hysim::study

@@ -1,5 +1,5 @@
-// Stopping a command early (apps/stop.hpp).
-#include "apps/stop.hpp"
+// Stopping a command early (hysim/study/stop.hpp).
+#include "hysim/study/stop.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -9,7 +9,7 @@
 
 #include "hysim/core/scalar.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 namespace {
 
@@ -93,4 +93,4 @@ void Deadline::watch(double seconds) {
   std::_Exit(124);
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "apps/cli_options.hpp"
-#include "apps/matching.hpp"
+#include "hysim/study/model.hpp"
+#include "hysim/study/matching.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/models/reference.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 enum class Outcome { kCompleted, kFailed, kSkipped };
 const char* outcome_name(Outcome outcome);
@@ -89,4 +89,4 @@ inline const std::vector<std::size_t> kTableOneEvents = {1, 7};
 ErrorColumns error_columns(const std::vector<std::string>& model_states, const std::vector<std::size_t>& numbers,
                            const std::vector<std::string>& shown = {});
 
-}  // namespace hysim::app
+}  // namespace hysim::study

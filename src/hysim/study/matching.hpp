@@ -34,7 +34,7 @@
 #include "hysim/core/scalar.hpp"
 #include "hysim/models/reference.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 // One event of a run: the first row of its index.
 struct RunEvent {
@@ -74,4 +74,4 @@ std::optional<EventError> event_error(const MatchResult& match, std::span<const 
 std::optional<double> max_time_error(const MatchResult& match, std::span<const RunEvent> run,
                                      std::span<const ReferenceEvent> reference);
 
-}  // namespace hysim::app
+}  // namespace hysim::study

@@ -1,8 +1,8 @@
-#include "apps/comparison.hpp"
+#include "hysim/study/comparison.hpp"
 
 #include "hysim/output/run_report.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 namespace {
 
@@ -65,4 +65,4 @@ nlohmann::json Comparison::json() const {
   return report;
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

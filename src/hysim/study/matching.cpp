@@ -1,9 +1,9 @@
-#include "apps/matching.hpp"
+#include "hysim/study/matching.hpp"
 
 #include <algorithm>
 #include <limits>
 
-namespace hysim::app {
+namespace hysim::study {
 
 namespace {
 
@@ -104,4 +104,4 @@ std::optional<double> max_time_error(const MatchResult& match, std::span<const R
   return largest;
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-namespace hysim::app {
+namespace hysim::study {
 
 // Adds the steady-clock time between its construction and its destruction to *total.
 class ScopedTimer {
@@ -23,4 +23,4 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

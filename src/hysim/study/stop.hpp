@@ -21,7 +21,7 @@
 
 #include <signal.h>
 
-namespace hysim::app {
+namespace hysim::study {
 
 // Set when the command must stop early; what every run polls.
 std::atomic<bool>& stop_flag();
@@ -70,4 +70,4 @@ class Deadline {
   std::thread thread_;
 };
 
-}  // namespace hysim::app
+}  // namespace hysim::study

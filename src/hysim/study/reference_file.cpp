@@ -1,4 +1,4 @@
-#include "apps/reference_file.hpp"
+#include "hysim/study/reference_file.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -6,7 +6,7 @@
 #include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 namespace {
 
@@ -67,4 +67,4 @@ Reference read_reference_events(const std::string& path, const std::vector<std::
   return reference;
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

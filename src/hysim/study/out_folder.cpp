@@ -1,16 +1,24 @@
-// The --out folder of a command (apps/out_folder.hpp).
-#include "apps/out_folder.hpp"
+// The --out folder of a command (hysim/study/out_folder.hpp).
+#include "hysim/study/out_folder.hpp"
 
-#include "apps/table.hpp"
+#include "hysim/core/printable.hpp"
 
 #include <algorithm>
 #include <system_error>
 
 #include "hysim/core/errors.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 namespace fs = std::filesystem;
+
+void create_output_folder(const std::filesystem::path& folder) {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) {
+    throw InvalidArgument("cannot create the output folder '" + printable(folder.string()) + "': " + error.message());
+  }
+}
 
 namespace {
 
@@ -57,4 +65,4 @@ void remove_stale_runs(const fs::path& folder, const std::function<bool(std::int
   fs::remove(runs, error);  // likewise
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

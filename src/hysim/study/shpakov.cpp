@@ -3,7 +3,7 @@
 // dopri5 at tolerance 1e-12, events located), and an exact or independent value where one
 // exists (docs/rule-tables.md, "Reproduction"). Nothing is tuned to the printed values: each
 // table states its parameters and the papers' unreadable ones it chose.
-#include "apps/shpakov.hpp"
+#include "hysim/study/shpakov.hpp"
 
 #include <array>
 #include <cctype>
@@ -14,7 +14,7 @@
 #include <optional>
 #include <span>
 
-#include "apps/table.hpp"
+#include "hysim/study/format.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/rules/interpreter.hpp"
 #include "hysim/rules/to_model.hpp"
@@ -24,7 +24,7 @@
 #define HYSIM_INSTALLED_DATA ""
 #endif
 
-namespace hysim::app {
+namespace hysim::study {
 
 namespace {
 
@@ -286,4 +286,4 @@ std::vector<ShpakovRow> shpakov_rows() {
   return rows;
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

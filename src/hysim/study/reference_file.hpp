@@ -11,7 +11,7 @@
 
 #include "hysim/models/reference.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 // One reference event per event index of the file: its first row's time, mode left, guard and
 // state x-, and its last row's mode entered. Times and states are read as float128 from their
@@ -19,4 +19,4 @@ namespace hysim::app {
 // header is not that of events.csv, or its states are not `state_names` in order.
 Reference read_reference_events(const std::string& path, const std::vector<std::string>& state_names);
 
-}  // namespace hysim::app
+}  // namespace hysim::study

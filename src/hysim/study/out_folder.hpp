@@ -11,7 +11,11 @@
 #include <string>
 #include <vector>
 
-namespace hysim::app {
+namespace hysim::study {
+
+// Creates `folder` and its parents for a command's --out. Throws InvalidArgument naming the
+// folder and why: "cannot create the output folder 'X': Permission denied".
+void create_output_folder(const std::filesystem::path& folder);
 
 // Creates `folder` (with its parents) and removes from it every file named in `own` (the
 // command's names) that is not in `writes`, and the `.partial` file of each (an interrupted
@@ -25,4 +29,4 @@ void prepare_out_folder(const std::filesystem::path& folder, const std::vector<s
 // them empty.
 void remove_stale_runs(const std::filesystem::path& folder, const std::function<bool(std::int64_t)>& keep_run);
 
-}  // namespace hysim::app
+}  // namespace hysim::study

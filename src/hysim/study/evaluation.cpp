@@ -1,17 +1,17 @@
-#include "apps/evaluation.hpp"
+#include "hysim/study/evaluation.hpp"
 
 #include "hysim/ensemble/ensemble.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "apps/reference_file.hpp"
-#include "apps/stop.hpp"
-#include "apps/stopwatch.hpp"
+#include "hysim/study/reference_file.hpp"
+#include "hysim/study/stop.hpp"
+#include "hysim/study/stopwatch.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
 
-namespace hysim::app {
+namespace hysim::study {
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
@@ -102,7 +102,7 @@ Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options,
   EventCollector<S> collector(&run.events);
   try {
     Simulator<S> simulator(model, options);
-    simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
+    simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (hysim/study/stop.hpp)
     const auto start = std::chrono::steady_clock::now();
     const RunResult<S> result = simulator.run(&collector);
     run.stats = result.stats;
@@ -203,4 +203,4 @@ ErrorColumns error_columns(const std::vector<std::string>& model_states, const s
   return columns;
 }
 
-}  // namespace hysim::app
+}  // namespace hysim::study

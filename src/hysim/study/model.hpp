@@ -1,0 +1,81 @@
+// A model as a study names it: a built-in model of the catalog, a model file (.hym) or a rule
+// table (.rules.tsv), with its scalar type, preset and parameter values; and the checks of the
+// strategy and solver names a study runs.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hysim/core/parameters.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/models/catalog.hpp"
+#include "hysim/run/decimal.hpp"
+#include "hysim/simulator.hpp"
+
+namespace hysim::study {
+
+// A model turned from its name, with what reading it said.
+struct ResolvedModel {
+  std::shared_ptr<const ModelEntry> entry;
+  std::string warnings;  // "file:line:column: warning: ..." lines of a model file or rule table
+  std::string backend;   // how a model file runs ("native", "tape (...)"); "" otherwise
+};
+
+struct ResolveOptions {
+  const std::atomic<bool>* stop = nullptr;  // raised: a model file's compiler stops
+};
+
+// A rule table (names_rule_table: .rules.tsv) on the engine, a model file (names_model_file:
+// .hym or a path) compiled afresh, or else the built-in model of that name. Throws
+// InvalidArgument naming what it could not read.
+ResolvedModel resolve_model(const std::string& name, const ResolveOptions& options = {});
+
+// resolve_model once per process for each name (a model file is compiled once), with the
+// process's stop flag (hysim/study/stop.hpp); its warnings, and a note when a model file runs
+// on the register tape, go to stderr the first time.
+const ModelEntry& model_entry(const std::string& name);
+
+// A model as a study chose it.
+struct ModelChoice {
+  std::string model;
+  std::string scalar = "double";
+  std::string preset;
+  std::vector<std::string> params;  // NAME=VALUE, applied in order after the preset
+  std::string reference_file;       // an events.csv to measure against (compare, workprecision)
+  std::shared_ptr<const ModelEntry> loaded;  // when set, the model itself (else model_entry(model))
+
+  const ModelEntry& entry() const;
+  // The model's defaults, then the preset, then each of params. Throws InvalidArgument.
+  ParameterValues values() const;
+  ScalarKind scalar_kind() const { return parse_scalar_kind(scalar); }
+  // The preset's end time, when it names one (Preset::t_end > 0), as its file wrote it, else
+  // `fallback`.
+  Decimal t_end_or(const Decimal& fallback) const;
+};
+
+// Checks each name against strategy_catalog() / solver_catalog(); throws InvalidArgument
+// naming the first unknown one. An empty list means every entry of the catalog.
+std::vector<std::string> checked_strategies(const std::vector<std::string>& names);
+std::vector<std::string> checked_solvers(const std::vector<std::string>& names);
+
+// Every field of SimulationOptions (hysim::options_json) with the model choice: scalar, preset
+// and every parameter's text.
+nlohmann::json request_options_json(const SimulationOptions& options, const ModelChoice& choice,
+                                    const ParameterValues& values);
+
+// Calls body.template operator()<S>() with S the scalar type of `kind`, returning its result.
+template <class Body>
+decltype(auto) with_scalar(ScalarKind kind, Body&& body) {
+  switch (kind) {
+    case ScalarKind::kLongDouble: return body.template operator()<long double>();
+    case ScalarKind::kFloat128: return body.template operator()<float128>();
+    case ScalarKind::kDouble: break;
+  }
+  return body.template operator()<double>();
+}
+
+}  // namespace hysim::study
