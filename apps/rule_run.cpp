@@ -103,9 +103,8 @@ class RuleWriter final : public rules::InterpreterOutput {
   std::string line_;
 };
 
-}  // namespace
-
-int run_rule_table(const RuleRunRequest& request) {
+// The table with the --param values: a parameter's value or a variable's initial value.
+rules::RuleTable table_with_values(const RuleRunRequest& request) {
   rules::RuleTable table = rules::read_rule_table(request.file);
   for (const std::string& assignment : request.values) {
     const std::size_t equals = assignment.rfind('=');
@@ -117,6 +116,10 @@ int run_rule_table(const RuleRunRequest& request) {
     }
     table.reals[static_cast<std::size_t>(index)].initial = parse_decimal<double>(assignment.substr(equals + 1), "--param " + name);
   }
+  return table;
+}
+
+rules::InterpreterOptions interpreter_options(const RuleRunRequest& request, const rules::RuleTable& table) {
   rules::InterpreterOptions options;
   options.dt = request.dt;
   options.t_end = request.t_end;
@@ -127,57 +130,39 @@ int run_rule_table(const RuleRunRequest& request) {
     if (!(every >= 1) || !(every < 1e15)) throw InvalidArgument("--output-step must be at least one cycle (dt)");
     options.output_every = static_cast<std::int64_t>(every);
   }
-  rules::Interpreter interpreter(table, options);  // checks the options before a file is written
-  RuleWriter writer(table, request.out_dir, !request.quiet);
-  const std::string name = table.name.empty() ? request.file : table.name;
-  const std::filesystem::path out = request.out_dir;
-  // Until the run ends, stats.json says so: a killed run leaves no report of an earlier one.
-  if (!out.empty()) write_json(out / "stats.json", {{"model", name}, {"file", request.file}, {"status", "running"}});
-  interpreter.stop_when(&stop_flag());  // SIGINT, SIGTERM, SIGHUP, SIGXFSZ, --time-limit (apps/stop.hpp)
-  rules::InterpreterResult result = interpreter.run(&writer);
-  if (result.end != rules::InterpreterEnd::kFailed) {
-    try {
-      writer.flush();
-    } catch (const Error& e) {
-      result.end = rules::InterpreterEnd::kFailed;
-      result.message = e.what();
-    }
-  }
+  return options;
+}
 
-  const auto write_stats = [&] {
-    nlohmann::json report = {{"model", name},
-                             {"file", request.file},
-                             {"status", "finished"},
-                             {"interpreter",
-                              {{"dt", interpreter.dt()},
-                               {"t_end", interpreter.t_end()},
-                               {"real_time", request.real_time},
-                               {"output_every", options.output_every}}},
-                             {"result",
-                              {{"reason", rules::end_name(result.end)},
-                               {"cycles", result.cycles},
-                               {"t", result.t},
-                               {"switches", result.switches}}}};
-    if (!result.message.empty()) report["result"]["message"] = result.message;
-    if (request.real_time) {
-      report["real_time"] = {{"wall_seconds", result.wall_seconds},
-                             {"mean_cycle_seconds", result.mean_cycle_seconds},
-                             {"max_cycle_seconds", result.max_cycle_seconds},
-                             {"max_lag_seconds", result.max_lag_seconds},
-                             {"final_lag_seconds", result.final_lag_seconds}};
-    }
-    write_json(out / "stats.json", report);
-  };
-  if (result.end == rules::InterpreterEnd::kFailed) {
-    if (!out.empty()) {
-      try {  // stats.json says why, when its own write still succeeds
-        write_stats();
-      } catch (const Error&) {
-      }
-    }
-    throw Error(result.message);  // main reports it and exits 1
+// stats.json of the run: the interpreter's settings, how the run ended, and in real time its lag.
+nlohmann::json rule_report(const RuleRunRequest& request, const std::string& name, const rules::Interpreter& interpreter,
+                           const rules::InterpreterOptions& options, const rules::InterpreterResult& result) {
+  nlohmann::json report = {{"model", name},
+                           {"file", request.file},
+                           {"status", "finished"},
+                           {"interpreter",
+                            {{"dt", interpreter.dt()},
+                             {"t_end", interpreter.t_end()},
+                             {"real_time", request.real_time},
+                             {"output_every", options.output_every}}},
+                           {"result",
+                            {{"reason", rules::end_name(result.end)},
+                             {"cycles", result.cycles},
+                             {"t", result.t},
+                             {"switches", result.switches}}}};
+  if (!result.message.empty()) report["result"]["message"] = result.message;
+  if (request.real_time) {
+    report["real_time"] = {{"wall_seconds", result.wall_seconds},
+                           {"mean_cycle_seconds", result.mean_cycle_seconds},
+                           {"max_cycle_seconds", result.max_cycle_seconds},
+                           {"max_lag_seconds", result.max_lag_seconds},
+                           {"final_lag_seconds", result.final_lag_seconds}};
   }
+  return report;
+}
 
+// The closing lines: cycles, the final values, and in real time the timing.
+void print_rule_summary(const RuleRunRequest& request, const std::string& name, const rules::RuleTable& table,
+                        const rules::Interpreter& interpreter, const rules::InterpreterResult& result) {
   std::cout << printable(name) << ": the rule interpreter ran " << result.cycles << " cycles of dt = " << format_scalar(interpreter.dt(), 6)
             << " to t = " << format_scalar(result.t, 10) << " (" << (request.real_time ? "real" : "model") << " time); "
             << result.switches << " switches\n";
@@ -191,6 +176,40 @@ int run_rule_table(const RuleRunRequest& request) {
               << format_scalar(1e6 * result.max_cycle_seconds, 3) << " us at most; largest lag "
               << format_scalar(1e3 * result.max_lag_seconds, 3) << " ms\n";
   }
+}
+
+}  // namespace
+
+int run_rule_table(const RuleRunRequest& request) {
+  const rules::RuleTable table = table_with_values(request);
+  const rules::InterpreterOptions options = interpreter_options(request, table);
+  rules::Interpreter interpreter(table, options);  // checks the options before a file is written
+  RuleWriter writer(table, request.out_dir, !request.quiet);
+  const std::string name = table.name.empty() ? request.file : table.name;
+  const std::filesystem::path out = request.out_dir;
+  // Until the run ends, stats.json says so: a killed run leaves no report of an earlier one.
+  if (!out.empty()) write_json(out / "stats.json", {{"model", name}, {"file", request.file}, {"status", "running"}});
+  interpreter.stop_when(&stop_flag());  // SIGINT, SIGTERM, SIGHUP, SIGXFSZ, --time-limit (hysim/study/stop.hpp)
+  rules::InterpreterResult result = interpreter.run(&writer);
+  if (result.end != rules::InterpreterEnd::kFailed) {
+    try {
+      writer.flush();
+    } catch (const Error& e) {
+      result.end = rules::InterpreterEnd::kFailed;
+      result.message = e.what();
+    }
+  }
+  const auto write_stats = [&] { write_json(out / "stats.json", rule_report(request, name, interpreter, options, result)); };
+  if (result.end == rules::InterpreterEnd::kFailed) {
+    if (!out.empty()) {
+      try {  // stats.json says why, when its own write still succeeds
+        write_stats();
+      } catch (const Error&) {
+      }
+    }
+    throw Error(result.message);  // main reports it and exits 1
+  }
+  print_rule_summary(request, name, table, interpreter, result);
   if (!out.empty()) {
     write_stats();
     std::cout << "wrote " << printable((out / "trajectory.csv").string()) << ", "

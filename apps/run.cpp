@@ -46,6 +46,66 @@ struct RunRequest {
   }
 };
 
+// stats.json of a finished or failed run. On a full disk, which has no room for the copy beside
+// it, the report replaces the "running" marker in place, in the space the marker frees, or the
+// marker goes.
+void write_final_stats(const std::filesystem::path& out_dir, const nlohmann::json& report) {
+  try {
+    write_json(out_dir / "stats.json", report);
+  } catch (const Error&) {
+    const std::filesystem::path file = out_dir / "stats.json";
+    {
+      std::ofstream out(file, std::ios::trunc);
+      out << report.dump() << '\n' << std::flush;
+      if (out) return;
+    }
+    std::error_code ignored;
+    std::filesystem::remove(file, ignored);
+    throw;
+  }
+}
+
+// The files of an earlier run that this one does not write go; stats.json says "running" until
+// the run ends, so that a killed run's stats.json does not contradict its CSVs.
+void prepare_run_folder(const std::filesystem::path& out_dir, const OutputFiles& files, const std::string& model,
+                        const nlohmann::json& options) {
+  std::vector<std::string> writes;
+  if (files.events) writes.emplace_back("events.csv");
+  if (files.trajectory) writes.emplace_back("trajectory.csv");
+  if (files.steps) writes.emplace_back("steps.csv");
+  if (files.stats) writes.emplace_back("stats.json");
+  prepare_out_folder(out_dir, {"events.csv", "trajectory.csv", "steps.csv", "stats.json"}, writes);
+  if (files.stats) write_json(out_dir / "stats.json", {{"model", model}, {"options", options}, {"status", "running"}});
+}
+
+// What a failed run leaves on stderr: where its output stops.
+template <class S>
+void report_failure(const std::filesystem::path& out_dir, const Recorder<S>& recorder) {
+  if (recorder.write_error().empty()) {
+    std::cerr << "hysim: the run failed; " << printable(out_dir.string()) << " holds its output up to t = "
+              << format_scalar(recorder.last_t()) << "\n";
+  } else {
+    std::cerr << "hysim: the run stopped at t = " << format_scalar(recorder.last_t())
+              << ", where its output could not be written\n";
+  }
+}
+
+// The closing lines: how the run ended, its work, and the files written.
+template <class S>
+void print_summary(const std::string& model, const RunResult<S>& result, double wall, bool after_table,
+                   const std::filesystem::path& out_dir, const Recorder<S>& recorder) {
+  const auto& s = result.stats;
+  std::cout << (after_table ? "\n" : "") << printable(model) << ": " << printable(result.message) << "\n"
+            << "steps " << s.steps_accepted << " accepted, " << s.steps_rejected << " rejected; "
+            << s.rhs_evals << " field evaluations, " << s.guard_evals << " guard evaluations, " << s.root_iterations
+            << " root iterations; " << std::setprecision(3) << wall << " s\n";
+  if (!out_dir.empty()) {
+    std::string wrote;
+    for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + printable(path.string());
+    if (!wrote.empty()) std::cout << "wrote " << wrote << "\n";
+  }
+}
+
 template <class S>
 int run_model(const RunRequest& request) {
   const ParameterValues values = request.choice.values();
@@ -62,36 +122,12 @@ int run_model(const RunRequest& request) {
     if (out_dir.empty() || !files.stats) return;
     nlohmann::json report = run_report_json(model.name, options, result, wall_seconds);
     report["status"] = "finished";
-    try {
-      write_json(out_dir / "stats.json", report);
-    } catch (const Error&) {
-      // A full disk has no room for the copy beside it: the report replaces the "running"
-      // marker in place, in the space the marker frees, or the marker goes.
-      const std::filesystem::path file = out_dir / "stats.json";
-      {
-        std::ofstream out(file, std::ios::trunc);
-        out << report.dump() << '\n' << std::flush;
-        if (out) return;
-      }
-      std::error_code ignored;
-      std::filesystem::remove(file, ignored);
-      throw;
-    }
+    write_final_stats(out_dir, report);
   };
-  if (!out_dir.empty()) {
-    // The files of an earlier run that this one does not write go; stats.json says "running"
-    // until the run ends, so that a killed run's stats.json does not contradict its CSVs.
-    std::vector<std::string> writes;
-    if (files.events) writes.emplace_back("events.csv");
-    if (files.trajectory) writes.emplace_back("trajectory.csv");
-    if (files.steps) writes.emplace_back("steps.csv");
-    if (files.stats) writes.emplace_back("stats.json");
-    prepare_out_folder(out_dir, {"events.csv", "trajectory.csv", "steps.csv", "stats.json"}, writes);
-    if (files.stats) write_json(out_dir / "stats.json", {{"model", model.name}, {"options", options}, {"status", "running"}});
-  }
+  if (!out_dir.empty()) prepare_run_folder(out_dir, files, model.name, options);
   Recorder<S> recorder(out_dir, files, table, table == TableMode::kNone ? nullptr : &std::cout);
   if (isatty(STDERR_FILENO)) recorder.show_progress(&std::cerr, to_double(model.t0), request.options.t_end);
-  simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (apps/stop.hpp)
+  simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (hysim/study/stop.hpp)
   const auto start = std::chrono::steady_clock::now();
   RunResult<S> result = simulator.run(&recorder);
   recorder.finish_table();
@@ -112,29 +148,13 @@ int run_model(const RunRequest& request) {
       } catch (const Error& error) {  // no room for it at all: the run's own error is the one to report
         std::cerr << "hysim: " << error.what() << "; stats.json is not written\n";
       }
-      if (recorder.write_error().empty()) {
-        std::cerr << "hysim: the run failed; " << printable(out_dir.string()) << " holds its output up to t = "
-                  << format_scalar(recorder.last_t()) << "\n";
-      } else {
-        std::cerr << "hysim: the run stopped at t = " << format_scalar(recorder.last_t())
-                  << ", where its output could not be written\n";
-      }
+      report_failure(out_dir, recorder);
     }
     throw SimulationError(result.message);  // main reports it and exits non-zero
   }
   const double wall_simulation = std::max(0.0, seconds_since(start) - recorder.seconds_in_observer());
   if (!out_dir.empty()) write_stats(result, wall_simulation);  // before the summary: it may fail
-
-  const auto& s = result.stats;
-  std::cout << (table == TableMode::kNone ? "" : "\n") << printable(model.name) << ": " << printable(result.message) << "\n"
-            << "steps " << s.steps_accepted << " accepted, " << s.steps_rejected << " rejected; "
-            << s.rhs_evals << " field evaluations, " << s.guard_evals << " guard evaluations, " << s.root_iterations
-            << " root iterations; " << std::setprecision(3) << wall_simulation << " s\n";
-  if (!out_dir.empty()) {
-    std::string wrote;
-    for (const auto& path : recorder.written()) wrote += (wrote.empty() ? "" : ", ") + printable(path.string());
-    if (!wrote.empty()) std::cout << "wrote " << wrote << "\n";
-  }
+  print_summary(model.name, result, wall_simulation, table != TableMode::kNone, out_dir, recorder);
   if (result.reason == RunReason::kInterrupted) {
     std::cerr << "hysim: " << stop_cause_text() << ": the run stopped at t = " << format_scalar(result.t)
               << (out_dir.empty() ? "" : "; " + printable(out_dir.string()) + " holds its output up to there") << "\n";

@@ -285,6 +285,53 @@ py::object exact_text(const std::vector<S>& values) {
   }
 }
 
+// The events of a run as columns: numpy arrays, the names as lists of str. The name columns
+// share one str per name: a list of 10^5 events is built in milliseconds, so that a stopped run
+// (Ctrl-C, time_limit) returns at once.
+template <class S>
+py::dict events_dict(const Model<S>& model, const Collector<S>& collected, const py::list& mode_names) {
+  std::vector<py::object> class_names;
+  for (int c = 0; c <= static_cast<int>(TransitionClass::kMythical); ++c) {
+    class_names.push_back(py::str(transition_class_name(static_cast<TransitionClass>(c))));
+  }
+  std::map<std::string, py::object> guard_names;
+  for (const std::string& g : collected.guard) {
+    if (guard_names.find(g) == guard_names.end()) guard_names.emplace(g, py::str(g));
+  }
+  const std::size_t rows = collected.t.size();
+  const auto column = [&](const auto& name_of) {
+    py::list list(static_cast<py::ssize_t>(rows));
+    for (std::size_t i = 0; i < rows; ++i) list[i] = name_of(i);
+    return list;
+  };
+  const std::size_t n = model.state_size();
+  py::dict events;
+  events["index"] = py::array_t<std::int64_t>(static_cast<py::ssize_t>(collected.index.size()), collected.index.data());
+  events["t"] = to_array(collected.t);
+  events["from"] = column([&](std::size_t i) { return mode_names[static_cast<std::size_t>(collected.from[i])]; });
+  events["to"] = column([&](std::size_t i) { return mode_names[static_cast<std::size_t>(collected.to[i])]; });
+  events["class"] = column([&](std::size_t i) { return class_names[static_cast<std::size_t>(collected.kind[i])]; });
+  events["guard"] = column([&](std::size_t i) { return guard_names.at(collected.guard[i]); });
+  events["one_sided"] = py::array_t<int>(static_cast<py::ssize_t>(collected.one_sided.size()), collected.one_sided.data());
+  events["x_pre"] = to_array(collected.x_pre, n);
+  events["x_post"] = to_array(collected.x_post, n);
+  events["t_exact"] = exact_text(collected.t);
+  return events;
+}
+
+py::dict stats_dict(const RunStatistics& s) {
+  py::dict stats;
+  stats["steps_accepted"] = s.steps_accepted;
+  stats["steps_rejected"] = s.steps_rejected;
+  stats["rhs_evals"] = s.rhs_evals;
+  stats["guard_evals"] = s.guard_evals;
+  stats["root_iterations"] = s.root_iterations;
+  stats["events"] = s.events;
+  stats["transitions"] = s.transitions;
+  stats["one_sided_events"] = s.one_sided_events;
+  return stats;
+}
+
 template <class S>
 py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory, double time_limit) {
   const Model<S> model = m.entry->make<S>(m.values);
@@ -303,54 +350,12 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   if (result.reason == RunReason::kInterrupted && stop.timed_out) {
     result.message = "time limit (" + format_scalar(stop.time_limit(), 6) + " s): " + result.message;
   }
-  const std::size_t n = model.state_size();
-  // The name columns share one str per name: a list of 10^5 events is built in milliseconds,
-  // so that a stopped run (Ctrl-C, time_limit) returns at once.
   py::list mode_names;
   for (const auto& mode : model.modes) mode_names.append(mode.name);
-  std::vector<py::object> class_names;
-  for (int c = 0; c <= static_cast<int>(TransitionClass::kMythical); ++c) {
-    class_names.push_back(py::str(transition_class_name(static_cast<TransitionClass>(c))));
-  }
-  std::map<std::string, py::object> guard_names;
-  for (const std::string& g : collected.guard) {
-    if (guard_names.find(g) == guard_names.end()) guard_names.emplace(g, py::str(g));
-  }
-  const std::size_t rows = collected.t.size();
-  const auto column = [&](const auto& name_of) {
-    py::list list(static_cast<py::ssize_t>(rows));
-    for (std::size_t i = 0; i < rows; ++i) list[i] = name_of(i);
-    return list;
-  };
-  const py::list from = column([&](std::size_t i) { return mode_names[static_cast<std::size_t>(collected.from[i])]; });
-  const py::list to = column([&](std::size_t i) { return mode_names[static_cast<std::size_t>(collected.to[i])]; });
-  const py::list kind = column([&](std::size_t i) { return class_names[static_cast<std::size_t>(collected.kind[i])]; });
-  const py::list guard = column([&](std::size_t i) { return guard_names.at(collected.guard[i]); });
-  py::dict events;
-  events["index"] = py::array_t<std::int64_t>(static_cast<py::ssize_t>(collected.index.size()), collected.index.data());
-  events["t"] = to_array(collected.t);
-  events["from"] = from;
-  events["to"] = to;
-  events["class"] = kind;
-  events["guard"] = guard;
-  events["one_sided"] = py::array_t<int>(static_cast<py::ssize_t>(collected.one_sided.size()), collected.one_sided.data());
-  events["x_pre"] = to_array(collected.x_pre, n);
-  events["x_post"] = to_array(collected.x_post, n);
-  events["t_exact"] = exact_text(collected.t);
   py::dict traj;
   traj["t"] = to_array(collected.sample_t);
   traj["mode"] = py::array_t<int>(static_cast<py::ssize_t>(collected.sample_mode.size()), collected.sample_mode.data());
-  traj["x"] = to_array(collected.sample_x, n);
-  const RunStatistics& s = result.stats;
-  py::dict stats;
-  stats["steps_accepted"] = s.steps_accepted;
-  stats["steps_rejected"] = s.steps_rejected;
-  stats["rhs_evals"] = s.rhs_evals;
-  stats["guard_evals"] = s.guard_evals;
-  stats["root_iterations"] = s.root_iterations;
-  stats["events"] = s.events;
-  stats["transitions"] = s.transitions;
-  stats["one_sided_events"] = s.one_sided_events;
+  traj["x"] = to_array(collected.sample_x, model.state_size());
   py::dict out;
   out["model"] = model.name;
   out["states"] = model.state_names;
@@ -361,8 +366,8 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   out["t_exact"] = format_scalar(result.t, std::numeric_limits<S>::max_digits10);
   out["mode"] = model.modes[static_cast<std::size_t>(result.mode)].name;
   out["x"] = to_array(result.x);
-  out["stats"] = stats;
-  out["events"] = events;
+  out["stats"] = stats_dict(result.stats);
+  out["events"] = events_dict(model, collected, mode_names);
   out["trajectory"] = traj;
   stop.raise_with(out);  // Ctrl-C: KeyboardInterrupt, with this partial result as exc.result
   return out;
