@@ -297,62 +297,66 @@ Fit fit(const std::vector<double>& x, const std::vector<double>& y) {
   return f;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line: the sizes, the methods (engine solvers, then the CVODE peers), the spans.
+struct BenchOptions {
   double bounces = 10000, budget = 30;
-  std::string n_list = "1,10,100,1000", solver_list = "dopri5,bs3", cvode_list = "adams,bdf";
+  std::string solver_list = "dopri5,bs3";
+  std::vector<int> ns;
+  std::vector<std::string> methods;
+};
+
+BenchOptions parse_arguments(int argc, char** argv) {
+  BenchOptions o;
+  std::string n_list = "1,10,100,1000", cvode_list = "adams,bdf";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) usage("option " + arg + " needs a value");
     const char* value = argv[++i];
-    if (arg == "--bounces") bounces = positive(arg, value);
+    if (arg == "--bounces") o.bounces = positive(arg, value);
     else if (arg == "--n") n_list = value;
-    else if (arg == "--solvers") solver_list = value;
-    else if (arg == "--budget") budget = positive(arg, value);
+    else if (arg == "--solvers") o.solver_list = value;
+    else if (arg == "--budget") o.budget = positive(arg, value);
     else if (arg == "--cvode") cvode_list = value;
     else usage("unknown option " + arg);
   }
-  std::vector<int> ns;
   for (const auto& text : bench::split(n_list)) {
     const int n = std::atoi(text.c_str());
     if (n < 1) usage("--n takes positive integers, got '" + text + "'");
-    ns.push_back(n);
+    o.ns.push_back(n);
   }
-  std::vector<std::string> methods;
-  for (const auto& s : bench::split(solver_list)) methods.push_back(s);
+  for (const auto& s : bench::split(o.solver_list)) o.methods.push_back(s);
 #if HYSIM_HAVE_CVODE
   for (const auto& c : bench::split(cvode_list)) {
     if (c != "adams" && c != "bdf") usage("--cvode takes adams, bdf, got '" + c + "'");
-    methods.push_back("cvode-" + c);
+    o.methods.push_back("cvode-" + c);
   }
 #else
+  (void)cvode_list;
   std::printf("(built without CVODE: engine rows only)\n");
 #endif
+  return o;
+}
 
-  std::printf("N elastic bouncing balls (2N atoms), h_i(0) pseudo-random in [1, 2), about %.0f bounces per N; rtol 1e-6, atol 1e-9\n",
-              bounces);
-  std::printf("%5s %-22s %8s %8s %8s %8s %6s %9s %7s %9s %7s %8s %9s %8s %9s\n", "N", "method", "bounces", "exact",
-              "events", "steps", "rej.", "guards/st", "g/st/at", "guards/ev", "rhs/ev", "us/step", "us/event",
-              "seconds", "max|dt|");
+// Every N with every method, each row printed as it ends.
+std::vector<Row> measure_rows(const BenchOptions& o) {
   std::vector<Row> rows;
-  for (const int n : ns) {
+  for (const int n : o.ns) {
     const std::vector<double> h0 = heights(n);
     const Model<double> model = make_balls(h0);
     SimulationOptions options;
-    options.t_end = horizon(h0, bounces);
+    options.t_end = horizon(h0, o.bounces);
     const double t_end = options.t_end;
     const std::int64_t exact = exact_bounces(h0, t_end);
-    for (const auto& method : methods) {
+    for (const auto& method : o.methods) {
       Row row;
       if (method.rfind("cvode-", 0) == 0) {
 #if HYSIM_HAVE_CVODE
-        row = run_cvode_peer(model, h0, options, method == "cvode-adams" ? CvodeMethod::kAdams : CvodeMethod::kBdf, budget);
+        row = run_cvode_peer(model, h0, options, method == "cvode-adams" ? CvodeMethod::kAdams : CvodeMethod::kBdf, o.budget);
 #endif
       } else {
-        SimulationOptions o = options;
-        o.solver = method;
-        row = run_engine(model, h0, o);
+        SimulationOptions run = options;
+        run.solver = method;
+        row = run_engine(model, h0, run);
       }
       row.exact = exact;
       print_row(row, t_end);
@@ -360,35 +364,42 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(row));
     }
   }
+  return rows;
+}
 
-  auto find = [&](int n, const std::string& method) -> const Row* {
-    for (const auto& r : rows) {
-      if (r.n == n && r.method.rfind(method, 0) == 0 && r.usable()) return &r;
-    }
-    return nullptr;
-  };
+// The usable row of size n whose method starts with `method`, or none.
+const Row* find_row(const std::vector<Row>& rows, int n, const std::string& method) {
+  for (const auto& r : rows) {
+    if (r.n == n && r.method.rfind(method, 0) == 0 && r.usable()) return &r;
+  }
+  return nullptr;
+}
 
+void print_bounce_counts(const std::vector<Row>& rows, const BenchOptions& o) {
   std::printf("\nbounces against the closed form (complete runs):\n");
-  for (const int n : ns) {
+  for (const int n : o.ns) {
     std::printf("  N = %4d:", n);
-    for (const auto& method : methods) {
-      const Row* r = find(n, method);
+    for (const auto& method : o.methods) {
+      const Row* r = find_row(rows, n, method);
       if (r == nullptr || r->budget) {
         std::printf("  %s -", method.c_str());
         continue;
       }
       std::printf("  %s %+lld", method.c_str(), static_cast<long long>(r->bounces() - r->exact));
     }
-    std::printf("   (of %lld)\n", static_cast<long long>(find(n, methods.front()) ? find(n, methods.front())->exact : 0));
+    const Row* first = find_row(rows, n, o.methods.front());
+    std::printf("   (of %lld)\n", static_cast<long long>(first ? first->exact : 0));
   }
+}
 
+void print_fits(const std::vector<Row>& rows, const BenchOptions& o) {
   std::printf("\nleast squares t(N) = a + b N over the N run (b per ball; per atom b/2):\n");
   std::printf("  %-22s %12s %14s %14s %12s %14s\n", "method", "a [us/step]", "b [ns/ball/st]", "b/2 [ns/at/st]",
               "a [us/ev]", "b [ns/ball/ev]");
-  for (const auto& method : methods) {
+  for (const auto& method : o.methods) {
     std::vector<double> x, step, event;
-    for (const int n : ns) {
-      if (const Row* r = find(n, method)) {
+    for (const int n : o.ns) {
+      if (const Row* r = find_row(rows, n, method)) {
         x.push_back(n);
         step.push_back(r->us_per_step());
         event.push_back(r->us_per_event());
@@ -398,20 +409,37 @@ int main(int argc, char** argv) {
     std::printf("  %-22s %12.3f %14.2f %14.2f %12.3f %14.2f   (%d points)\n", method.c_str(), fs.a, 1e3 * fs.b,
                 0.5e3 * fs.b, fe.a, 1e3 * fe.b, fs.points);
   }
+}
 
+void print_ratios(const std::vector<Row>& rows, const BenchOptions& o) {
   std::printf("\ntime per event, engine / CVODE (< 1: the engine is faster):\n");
-  for (const auto& solver : bench::split(solver_list)) {
-    for (const auto& peer : methods) {
+  for (const auto& solver : bench::split(o.solver_list)) {
+    for (const auto& peer : o.methods) {
       if (peer.rfind("cvode-", 0) != 0) continue;
       std::printf("  %s / %s:", solver.c_str(), peer.c_str());
-      for (const int n : ns) {
-        const Row* a = find(n, solver);
-        const Row* b = find(n, peer);
+      for (const int n : o.ns) {
+        const Row* a = find_row(rows, n, solver);
+        const Row* b = find_row(rows, n, peer);
         if (a == nullptr || b == nullptr) std::printf("  N=%d -", n);
         else std::printf("  N=%d %.3f", n, a->us_per_event() / b->us_per_event());
       }
       std::printf("\n");
     }
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const BenchOptions o = parse_arguments(argc, argv);
+  std::printf("N elastic bouncing balls (2N atoms), h_i(0) pseudo-random in [1, 2), about %.0f bounces per N; rtol 1e-6, atol 1e-9\n",
+              o.bounces);
+  std::printf("%5s %-22s %8s %8s %8s %8s %6s %9s %7s %9s %7s %8s %9s %8s %9s\n", "N", "method", "bounces", "exact",
+              "events", "steps", "rej.", "guards/st", "g/st/at", "guards/ev", "rhs/ev", "us/step", "us/event",
+              "seconds", "max|dt|");
+  const std::vector<Row> rows = measure_rows(o);
+  print_bounce_counts(rows, o);
+  print_fits(rows, o);
+  print_ratios(rows, o);
   return 0;
 }

@@ -182,41 +182,34 @@ void print_row(const Row& r) {
               r.events_per_second(), r.seconds);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  register_peers();
+// The command line: the model's preset, the rows (solvers and strategies), and the spans.
+struct BenchOptions {
   std::string preset = "tracking", solver_list = "dopri5,bs3", strategy_list = "all";
   double t_end = 1000, accuracy_end = 20;
   int repeat = 5;  // rounds of the whole table; each row keeps its fastest
+};
+
+BenchOptions parse_arguments(int argc, char** argv) {
+  BenchOptions o;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) usage("option " + arg + " needs a value");
     const char* value = argv[++i];
-    if (arg == "--preset") preset = value;
-    else if (arg == "--t-end") t_end = positive(arg, value);
-    else if (arg == "--accuracy-end") accuracy_end = positive(arg, value);
-    else if (arg == "--solvers") solver_list = value;
-    else if (arg == "--strategies") strategy_list = value;
-    else if (arg == "--repeat") repeat = static_cast<int>(positive(arg, value));
+    if (arg == "--preset") o.preset = value;
+    else if (arg == "--t-end") o.t_end = positive(arg, value);
+    else if (arg == "--accuracy-end") o.accuracy_end = positive(arg, value);
+    else if (arg == "--solvers") o.solver_list = value;
+    else if (arg == "--strategies") o.strategy_list = value;
+    else if (arg == "--repeat") o.repeat = static_cast<int>(positive(arg, value));
     else usage("unknown option " + arg);
   }
-  accuracy_end = std::min(accuracy_end, t_end);
+  o.accuracy_end = std::min(o.accuracy_end, o.t_end);
+  return o;
+}
 
-  const ModelEntry& entry = find_model("pwm-servo");
-  ParameterValues values = entry.default_values();
-  try {
-    if (preset != "default") values.apply_preset(entry.presets, preset);
-  } catch (const Error& e) {
-    usage(e.what());
-  }
-  const Model<double> model = entry.make<double>(values);
-  SimulationOptions options;
-  options.t_end = t_end;
-  const std::string default_strategy = options.strategy;
-  // The constant setpoint converges: past accuracy_end its event sequence is rounding noise.
-  const double scored_end = preset == "default" ? accuracy_end : t_end;
-
+// The exact event times up to scored_end, and the table's header.
+std::vector<double> reference_times(const ModelEntry& entry, const ParameterValues& values, const BenchOptions& o,
+                                    double scored_end) {
   const auto reference_start = std::chrono::steady_clock::now();
   std::vector<double> reference;
   for (const auto& e : entry.reference(values, scored_end).events) reference.push_back(static_cast<double>(e.t));
@@ -224,33 +217,38 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
   std::printf("pwm-servo --preset %s over [0, %g] s: %zu exact events (100-digit reference, %.1f s to compute); "
               "max|dt| early over [0, %g] s\n",
-              preset.c_str(), scored_end, reference.size(), reference_seconds, accuracy_end);
+              o.preset.c_str(), scored_end, reference.size(), reference_seconds, o.accuracy_end);
   std::printf("%-7s %-18s %7s %6s %6s %6s %10s %10s %7s %7s %7s %7s %9s %9s %8s\n", "solver", "strategy", "events",
               "found", "missed", "spur.", "max|dt|early", "max|dt|all", "1-sided", "steps/ev", "roots/ev", "rhs/ev",
               "guards/ev", "events/s", "seconds");
+  return reference;
+}
 
+// Every row, o.repeat times, each keeping its fastest time. Events within kMatchWindow of the
+// scored end are not scored: whether an event exactly at t_end (a saw reset at t = 1000) is
+// inside a run is a matter of its rounding.
+std::vector<Row> measure_rows(const Model<double>& model, const SimulationOptions& options, const BenchOptions& o,
+                              std::vector<double>& reference, double scored_end) {
   std::vector<Row> rows, round;
-  // Events within kMatchWindow of the scored end are not scored: whether an event exactly at
-  // t_end (a saw reset at t = 1000) is inside a run is a matter of its rounding.
   std::erase_if(reference, [&](double t) { return t > scored_end - kMatchWindow; });
   auto add = [&](Row row) {
     std::erase_if(row.events, [&](const RunEvent& e) { return e.t > scored_end - kMatchWindow; });
-    score(row, reference, accuracy_end);
+    score(row, reference, o.accuracy_end);
     round.push_back(std::move(row));
   };
-  for (int r = 0; r < repeat; ++r) {
+  for (int r = 0; r < o.repeat; ++r) {
     round.clear();
     std::vector<std::string> strategies;
     for (const auto& info : strategy_catalog()) {
       if (!info.is_driver()) strategies.push_back(info.name);
     }
-    if (strategy_list != "all") strategies = bench::split(strategy_list);
-    for (const auto& solver : bench::split(solver_list)) {
+    if (o.strategy_list != "all") strategies = bench::split(o.strategy_list);
+    for (const auto& solver : bench::split(o.solver_list)) {
       for (const auto& strategy : strategies) {
-        SimulationOptions o = options;
-        o.solver = solver;
-        o.strategy = strategy;
-        add(run_engine(model, o));
+        SimulationOptions run = options;
+        run.solver = solver;
+        run.strategy = strategy;
+        add(run_engine(model, run));
       }
     }
 #if HYSIM_HAVE_CVODE
@@ -264,78 +262,130 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < rows.size(); ++i) rows[i].seconds = std::min(rows[i].seconds, round[i].seconds);
     }
   }
-  for (const auto& row : rows) print_row(row);
+  return rows;
+}
 
-  // Issue 14's targets, as ratios between rows of this run.
-  auto find = [&](const std::string& solver, const std::string& strategy) -> const Row* {
-    for (const auto& r : rows) {
+// The performance targets, as ratios between rows of this run.
+class Targets {
+ public:
+  Targets(const std::vector<Row>& rows, const Model<double>& model, const SimulationOptions& options,
+          const BenchOptions& o, std::size_t reference_events)
+      : rows_(rows), model_(model), options_(options), o_(o), reference_events_(reference_events) {}
+
+  // Checks every solver's row of the default strategy; returns the targets not met.
+  int check_all() {
+    std::printf("\nperformance targets, default strategy %s:\n", options_.strategy.c_str());
+    for (const auto& solver : bench::split(o_.solver_list)) {
+      if (const Row* r = find(solver, options_.strategy)) check_solver(solver, *r);
+    }
+    return failed_;
+  }
+
+ private:
+  const Row* find(const std::string& solver, const std::string& strategy) const {
+    for (const auto& r : rows_) {
       if (r.solver == solver && r.strategy == strategy && r.failure.empty()) return &r;
     }
     return nullptr;
-  };
-  const Row* adams = find("cvode", "Adams/fixed-point");
-  const Row* bdf = find("cvode", "BDF/Newton");
-  const Row* naive = find("odeint", "naive dopri5");
-  int failed = 0;
-  auto check = [&](bool ok, const std::string& what) {
+  }
+
+  void check(bool ok, const std::string& what) {
     std::printf("  %s  %s\n", ok ? "PASS" : "FAIL", what.c_str());
-    failed += ok ? 0 : 1;
-  };
-  char line[512];
-  std::printf("\nperformance targets, default strategy %s:\n", default_strategy.c_str());
-  for (const auto& solver : bench::split(solver_list)) {
-    const Row* r = find(solver, default_strategy);
-    if (r == nullptr) continue;
-    std::snprintf(line, sizeof line, "%s: %lld of %zu reference events found, %lld missed, %lld spurious", solver.c_str(),
-                  static_cast<long long>(r->found), reference.size(), static_cast<long long>(r->missed),
-                  static_cast<long long>(r->spurious));
-    check(r->missed == 0 && r->spurious == 0, line);
-    std::snprintf(line, sizeof line, "%s: max |t - t*| over [0, %g] s = %.2e s (<= 1e-14)", solver.c_str(), accuracy_end,
-                  r->max_dt_early);
-    check(r->max_dt_early <= 1e-14, line);
-    std::snprintf(line, sizeof line, "%s: one-sided %lld of %lld", solver.c_str(),
-                  static_cast<long long>(r->stats.one_sided_events), static_cast<long long>(r->stats.events));
-    check(r->stats.one_sided_events == r->stats.events, line);
+    failed_ += ok ? 0 : 1;
+  }
+
+  void check_solver(const std::string& solver, const Row& r) {
+    std::snprintf(line_, sizeof line_, "%s: %lld of %zu reference events found, %lld missed, %lld spurious", solver.c_str(),
+                  static_cast<long long>(r.found), reference_events_, static_cast<long long>(r.missed),
+                  static_cast<long long>(r.spurious));
+    check(r.missed == 0 && r.spurious == 0, line_);
+    std::snprintf(line_, sizeof line_, "%s: max |t - t*| over [0, %g] s = %.2e s (<= 1e-14)", solver.c_str(), o_.accuracy_end,
+                  r.max_dt_early);
+    check(r.max_dt_early <= 1e-14, line_);
+    std::snprintf(line_, sizeof line_, "%s: one-sided %lld of %lld", solver.c_str(),
+                  static_cast<long long>(r.stats.one_sided_events), static_cast<long long>(r.stats.events));
+    check(r.stats.one_sided_events == r.stats.events, line_);
+    check_work(solver, r);
+    check_peers(solver, r);
+  }
+
+  // Field evaluations per event of the second half of the run, and guard evaluations per event.
+  void check_work(const std::string& solver, const Row& r) {
     const double rhs_limit = solver == "bs3" ? 4 : 7;
-    SimulationOptions half = options;
+    SimulationOptions half = options_;
     half.solver = solver;
-    half.t_end = t_end / 2;
-    const RunStatistics h = run_engine(model, half).stats;
-    const double marginal = static_cast<double>(r->stats.rhs_evals - h.rhs_evals) /
-                            static_cast<double>(std::max<std::int64_t>(1, r->stats.events - h.events));
-    std::snprintf(line, sizeof line, "%s: %.3f field evaluations per event over (%g, %g] s (<= %g); %.4f per event of the whole run",
-                  solver.c_str(), marginal, t_end / 2, t_end, rhs_limit, r->per_event(r->stats.rhs_evals));
-    check(marginal <= rhs_limit, line);
-    std::snprintf(line, sizeof line, "%s: %.1f guard evaluations per event (<= 20)", solver.c_str(),
-                  r->per_event(r->stats.guard_evals));
-    check(r->per_event(r->stats.guard_evals) <= 20, line);
-    if (adams != nullptr) {
-      std::snprintf(line, sizeof line, "%s: events/s x%.2f CVODE Adams (>= 4)", solver.c_str(),
-                    r->events_per_second() / adams->events_per_second());
-      check(r->events_per_second() >= 4 * adams->events_per_second(), line);
+    half.t_end = o_.t_end / 2;
+    const RunStatistics h = run_engine(model_, half).stats;
+    const double marginal = static_cast<double>(r.stats.rhs_evals - h.rhs_evals) /
+                            static_cast<double>(std::max<std::int64_t>(1, r.stats.events - h.events));
+    std::snprintf(line_, sizeof line_, "%s: %.3f field evaluations per event over (%g, %g] s (<= %g); %.4f per event of the whole run",
+                  solver.c_str(), marginal, o_.t_end / 2, o_.t_end, rhs_limit, r.per_event(r.stats.rhs_evals));
+    check(marginal <= rhs_limit, line_);
+    std::snprintf(line_, sizeof line_, "%s: %.1f guard evaluations per event (<= 20)", solver.c_str(),
+                  r.per_event(r.stats.guard_evals));
+    check(r.per_event(r.stats.guard_evals) <= 20, line_);
+  }
+
+  // Speed against CVODE, the naive odeint loop and the step strategy.
+  void check_peers(const std::string& solver, const Row& r) {
+    if (const Row* adams = find("cvode", "Adams/fixed-point")) {
+      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f CVODE Adams (>= 4)", solver.c_str(),
+                    r.events_per_second() / adams->events_per_second());
+      check(r.events_per_second() >= 4 * adams->events_per_second(), line_);
     }
-    if (bdf != nullptr) {
-      std::snprintf(line, sizeof line, "%s: events/s x%.2f CVODE BDF", solver.c_str(),
-                    r->events_per_second() / bdf->events_per_second());
-      std::printf("  ----  %s\n", line);
+    if (const Row* bdf = find("cvode", "BDF/Newton")) {
+      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f CVODE BDF", solver.c_str(),
+                    r.events_per_second() / bdf->events_per_second());
+      std::printf("  ----  %s\n", line_);
     }
-    if (naive != nullptr) {
-      std::snprintf(line, sizeof line, "%s: events/s x%.2f the naive odeint loop (>= 2)", solver.c_str(),
-                    r->events_per_second() / naive->events_per_second());
-      check(r->events_per_second() >= 2 * naive->events_per_second(), line);
+    if (const Row* naive = find("odeint", "naive dopri5")) {
+      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f the naive odeint loop (>= 2)", solver.c_str(),
+                    r.events_per_second() / naive->events_per_second());
+      check(r.events_per_second() >= 2 * naive->events_per_second(), line_);
     }
-    // The issue's target is the default configuration's (default strategy, default solver);
-    // with another solver the ratio is printed for comparison.
+    // The target is the default configuration's (default strategy, default solver); with
+    // another solver the ratio is printed for comparison.
     if (const Row* step = find(solver, "step")) {
-      const double ratio = r->seconds_per_event() / step->seconds_per_event();
-      if (solver == options.solver) {
-        std::snprintf(line, sizeof line, "%s: seconds per event x%.2f the step strategy's (<= 2)", solver.c_str(), ratio);
-        check(ratio <= 2, line);
+      const double ratio = r.seconds_per_event() / step->seconds_per_event();
+      if (solver == options_.solver) {
+        std::snprintf(line_, sizeof line_, "%s: seconds per event x%.2f the step strategy's (<= 2)", solver.c_str(), ratio);
+        check(ratio <= 2, line_);
       } else {
         std::printf("  ----  %s: seconds per event x%.2f the step strategy's\n", solver.c_str(), ratio);
       }
     }
   }
+
+  const std::vector<Row>& rows_;
+  const Model<double>& model_;
+  const SimulationOptions& options_;
+  const BenchOptions& o_;
+  std::size_t reference_events_;
+  int failed_ = 0;
+  char line_[512] = {};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_peers();
+  const BenchOptions o = parse_arguments(argc, argv);
+  const ModelEntry& entry = find_model("pwm-servo");
+  ParameterValues values = entry.default_values();
+  try {
+    if (o.preset != "default") values.apply_preset(entry.presets, o.preset);
+  } catch (const Error& e) {
+    usage(e.what());
+  }
+  const Model<double> model = entry.make<double>(values);
+  SimulationOptions options;
+  options.t_end = o.t_end;
+  // The constant setpoint converges: past accuracy_end its event sequence is rounding noise.
+  const double scored_end = o.preset == "default" ? o.accuracy_end : o.t_end;
+  std::vector<double> reference = reference_times(entry, values, o, scored_end);
+  const std::vector<Row> rows = measure_rows(model, options, o, reference, scored_end);
+  for (const auto& row : rows) print_row(row);
+  const int failed = Targets(rows, model, options, o, reference.size()).check_all();
   std::printf("%d target(s) not met\n", failed);
   return 0;
 }
