@@ -19,15 +19,6 @@ namespace hysim::app {
 
 namespace {
 
-struct CompareRequest {
-  ModelChoice choice;
-  SimulationOptions options;  // everything but solver and strategy
-  std::vector<std::string> strategies;
-  std::vector<std::string> solvers;
-  std::string out_dir;
-  int jobs = 0;  // threads (0: every core)
-};
-
 // The table's columns: see docs/cli.md, `hysim compare`.
 std::vector<std::string> header_of(const ErrorColumns& errors) {
   std::vector<std::string> header = {"solver", "strategy", "events", "matched", "missed", "spurious"};
@@ -66,7 +57,7 @@ std::vector<std::string> cells_of(const Evaluation& run, const ErrorColumns& err
 }
 
 int compare(const CompareRequest& request) {
-  const Comparison c = compare_runs(request.choice, request.options, request.jobs, request.strategies, request.solvers);
+  const Comparison c = compare_runs(request);
   const Reference* ref = c.reference_or_null();
   Table shown, exact;
   shown.header = exact.header = header_of(c.errors);

@@ -26,6 +26,7 @@
 #include "apps/commands.hpp"
 #include "hysim/study/evaluation.hpp"
 #include "hysim/study/out_folder.hpp"
+#include "hysim/study/workprecision.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/core/printable.hpp"
@@ -34,85 +35,6 @@
 namespace hysim::app {
 
 namespace {
-
-struct WorkPrecisionRequest {
-  ModelChoice choice;
-  SimulationOptions options;  // t_end and the strategies' tuning
-  std::vector<std::string> solvers;
-  std::vector<std::string> strategies;
-  double rtol_from = 1e-3;
-  double rtol_to = 1e-12;
-  int per_decade = 1;
-  double atol_factor = 1e-3;  // atol = atol_factor * rtol
-  std::string out_dir;
-  int jobs = 0;  // threads (0: every core)
-};
-
-constexpr int kMostTolerances = 1000;  // a sweep longer than this is a typing mistake
-
-// rtol_from, then every 1/per_decade of a decade toward rtol_to, ending at rtol_to.
-std::vector<double> rtol_sweep(const WorkPrecisionRequest& r) {
-  auto positive = [](double value, const char* name) {
-    if (!(std::isfinite(value) && value > 0)) {
-      throw InvalidArgument("option " + std::string(name) + " = " + format_shortest(value) + " violates " + name +
-                            " > 0");
-    }
-  };
-  positive(r.rtol_from, "rtol-from");
-  positive(r.rtol_to, "rtol-to");
-  positive(r.atol_factor, "atol-factor");
-  if (r.per_decade < 1) throw InvalidArgument("option per-decade = " + std::to_string(r.per_decade) + " violates per-decade >= 1");
-  const double decades = std::log10(r.rtol_from / r.rtol_to);  // negative: the sweep goes up
-  const long count = std::lround(std::abs(decades) * r.per_decade);
-  if (count + 1 > kMostTolerances) {
-    throw InvalidArgument("the sweep has " + std::to_string(count + 1) + " tolerances, more than " +
-                          std::to_string(kMostTolerances));
-  }
-  std::vector<double> sweep;
-  const double direction = decades >= 0 ? -1.0 : 1.0;
-  for (long i = 0; i < count; ++i) {
-    sweep.push_back(r.rtol_from * std::pow(10.0, direction * static_cast<double>(i) / r.per_decade));
-  }
-  sweep.push_back(r.rtol_to);
-  return sweep;
-}
-
-// The adaptive solvers: the default, since the fixed-step ones ignore rtol.
-std::vector<std::string> adaptive_solvers() {
-  std::vector<std::string> names;
-  for (const auto& info : solver_catalog()) {
-    if (info.adaptive) names.push_back(info.name);
-  }
-  return names;
-}
-
-// Every strategy, without the CVODE peer that does not suit the model: "cvode-adams" (whose
-// fixed-point iteration needs steps within the stability region of the fastest mode) when the
-// model is stiff, "cvode" (BDF: lower orders than Adams' 12, a Jacobian and Newton iterations
-// to no purpose) when it is not.
-std::vector<std::string> default_strategies(const ModelEntry& entry) {
-  const std::string unsuited = entry.stiff ? "cvode-adams" : "cvode";
-  std::vector<std::string> names;
-  for (const auto& name : checked_strategies({})) {
-    if (name != unsuited) names.push_back(name);
-  }
-  return names;
-}
-
-// One line per solver and strategy, one point per rtol: rows grouped by series, rtol inner.
-std::vector<SimulationOptions> sweep_runs(const SimulationOptions& base, const std::vector<std::string>& solvers,
-                                          const std::vector<std::string>& strategies, const std::vector<double>& rtols,
-                                          double atol_factor) {
-  std::vector<SimulationOptions> runs;
-  for (const auto& combination : solver_strategy_grid(base, solvers, strategies)) {
-    for (const double rtol : rtols) {
-      runs.push_back(combination);
-      runs.back().rtol = rtol;
-      runs.back().atol = rtol * atol_factor;
-    }
-  }
-  return runs;
-}
 
 // The columns of workprecision.csv; the gnuplot script reads them by position.
 constexpr int kErrorColumn = 5, kMissedColumn = 6, kRhsColumn = 8;
@@ -228,21 +150,10 @@ void write_gnuplot_script(const std::filesystem::path& gp, const std::string& cs
 }
 
 int workprecision(const WorkPrecisionRequest& request) {
-  const std::vector<double> rtols = rtol_sweep(request);
-  const std::vector<std::string> strategies =
-      request.strategies.empty() ? default_strategies(request.choice.entry()) : checked_strategies(request.strategies);
-  const std::vector<std::string> solvers =
-      request.solvers.empty() ? adaptive_solvers() : checked_solvers(request.solvers);
-  const ParameterValues values = request.choice.values();
-  SimulationOptions base = request.options;
-  base.solver = solvers.front();
-  check_common_options(request.choice, values, base);
-  std::string why_not;
-  const std::optional<Reference> reference = reference_for(request.choice, values, base.t_end, &why_not);
-  if (!reference) throw InvalidArgument("workprecision needs a reference: " + why_not);
-
-  const std::vector<Evaluation> runs =
-      evaluate(request.choice, values, sweep_runs(base, solvers, strategies, rtols, request.atol_factor), &*reference, request.jobs);
+  const WorkPrecision study = work_precision(request);
+  const SimulationOptions& base = study.base;
+  const Reference* reference = &study.reference;
+  const std::vector<Evaluation>& runs = study.runs;
 
   Table shown, exact;
   shown.header = exact.header = kHeader;

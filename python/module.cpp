@@ -384,17 +384,18 @@ std::vector<std::string> names_or_all(const py::object& names, const char* what)
 
 py::object compare(const PyModel& model, const py::object& strategies, const py::object& solvers,
                    const py::object& scalar, const py::kwargs& kwargs) {
-  study::ModelChoice choice = model.choice;
-  choice.scalar = as_str(scalar, "scalar");
-  (void)choice.scalar_kind();  // a bad name is an error before anything runs
-  const SimulationOptions options = options_from(model, kwargs);
+  study::CompareRequest request;
+  request.choice = model.choice;
+  request.choice.scalar = as_str(scalar, "scalar");
+  (void)request.choice.scalar_kind();  // a bad name is an error before anything runs
+  request.options = options_from(model, kwargs);
   // The names are read with the GIL held: a Python object is touched only then.
-  const std::vector<std::string> strategy_names = names_or_all(strategies, "strategies");
-  const std::vector<std::string> solver_names = names_or_all(solvers, "solvers");
+  request.strategies = names_or_all(strategies, "strategies");
+  request.solvers = names_or_all(solvers, "solvers");
   nlohmann::json json;
   {
     py::gil_scoped_release release;
-    json = study::compare_runs(choice, options, 0, strategy_names, solver_names).json();
+    json = study::compare_runs(request).json();
   }
   return to_python(json);
 }

@@ -33,10 +33,17 @@ struct Comparison {
   nlohmann::json json() const;
 };
 
-// Checks the choice and the options (InvalidArgument), then runs every combination. Empty
-// lists: every strategy, and options.solver alone.
-Comparison compare_runs(const ModelChoice& choice, const SimulationOptions& options, int jobs,
-                        const std::vector<std::string>& strategies, const std::vector<std::string>& solvers);
+struct CompareRequest {
+  ModelChoice choice;
+  SimulationOptions options;            // everything but solver and strategy
+  std::vector<std::string> strategies;  // empty: every strategy
+  std::vector<std::string> solvers;     // empty: options.solver alone
+  std::string out_dir;                  // the program's: compare.csv and compare.json there
+  int jobs = 0;                         // threads (0: every core)
+};
+
+// Checks the choice, the names and the options (InvalidArgument), then runs every combination.
+Comparison compare_runs(const CompareRequest& request);
 
 // One run as compare.json holds it: solver, strategy, outcome, note, stats, one_sided_share,
 // and against a reference matching, max_abs_dt and errors by column name.
