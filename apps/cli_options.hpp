@@ -31,7 +31,7 @@ void add_model_options(CLI::App* command, ModelChoice* choice);
 // --sliding / --no-sliding.
 void add_simulation_options(CLI::App* command, SimulationOptions* options,
                             std::initializer_list<OptionGroup> groups = {});
-// --reference FILE (apps/reference_file.hpp).
+// --reference FILE (hysim/study/reference_file.hpp).
 void add_reference_option(CLI::App* command, ModelChoice* choice);
 // -v / -vv.
 void add_verbosity_flag(CLI::App* command, int* verbosity);

@@ -1,5 +1,5 @@
 // `hysim compare MODEL`: every (solver, strategy) combination on the same model, measured
-// against the model's reference events (apps/matching.hpp); one table, also written as
+// against the model's reference events (hysim/study/matching.hpp); one table, also written as
 // DIR/compare.csv and DIR/compare.json with --out DIR (docs/cli.md).
 #include <filesystem>
 #include <fstream>

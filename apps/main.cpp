@@ -13,7 +13,7 @@
 // Each subcommand lives in its own file (apps/commands.hpp). Exit codes: 0 success, 2 bad
 // arguments (syntax or hysim::InvalidArgument), 1 a failed run or any other error (out of
 // memory included), 128 + N a command stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP
-// 129, SIGXFSZ 153), 124 by its --time-limit (apps/stop.hpp).
+// 129, SIGXFSZ 153), 124 by its --time-limit (hysim/study/stop.hpp).
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <filesystem>

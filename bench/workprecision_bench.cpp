@@ -13,7 +13,7 @@
 // (peers/cvode.cpp). A run:
 //   rtol from --rtol-from to --rtol-to, --per-decade points per decade, atol = 1e-3 rtol;
 //   error   max |t - t*| over the events matched to the model's 100-digit reference
-//           (apps/matching.hpp, the rule of `hysim compare`); a run with a missed or a spurious
+//           (hysim/study/matching.hpp, the rule of `hysim compare`); a run with a missed or a spurious
 //           event, or that failed, does not count;
 //   work    field evaluations, all of them: the stages and Newton iterations, hysim's
 //           finite-difference Jacobians (rosenbrock4 with df/dt, ndf), CVODE's

@@ -1,4 +1,4 @@
-// Matching a run's events against reference events (apps/matching.hpp), on hand-made lists:
+// Matching a run's events against reference events (hysim/study/matching.hpp), on hand-made lists:
 // exact matches, a missed pair, a spurious event, a shifted event inside and outside its
 // window, a guard that does not agree, the open window at the end of a run, and the errors
 // of numbered events in the layout of 004, Table 1.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every run ends and says why, and keeps what it computed (apps/stop.hpp, apps/main.cpp):
+# Every run ends and says why, and keeps what it computed (hysim/study/stop.hpp, apps/main.cpp):
 #   - --time-limit stops run, compare (workprecision: the same runs) and sweep at their next step: exit 124, one
 #     line on stderr, stats.json (run) or the rows (sweep) say interrupted, files complete;
 #   - a command stuck where it does not poll for a stop (compare reading its --reference from a

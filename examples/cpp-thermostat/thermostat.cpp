@@ -1,13 +1,15 @@
 // The thermostat of examples/thermostat.hym written in C++ against the installed library
 // (docs/library.md), then the same model loaded from its file: both must switch at the
 // closed-form times t1 = ln((T0 - T_a)/(T_low - T_a))/k and t2 = t1 + ln((T_low - T_on)/(T_high - T_on))/k,
-// T_on = T_a + q/k. Exit status 0 when they do.
+// T_on = T_a + q/k; then a sweep of the file over T_low (the study layer, hysim/study/sweep.hpp),
+// each run switching on at its t1. Exit status 0 when they do.
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include "hysim/lang/build.hpp"
 #include "hysim/simulator.hpp"
+#include "hysim/study/sweep.hpp"
 
 namespace {
 
@@ -59,11 +61,32 @@ bool check(const char* what, const hysim::Model<double>& model) {
   return ok;
 }
 
+// Three runs of the model file with T_low = 18, 19, 19.5: the first event of each at
+// t1 = ln((T0 - T_a)/(T_low - T_a))/k.
+bool sweep() {
+  hysim::study::SweepRequest request;
+  request.choice.model = HYSIM_DATA_DIR "/examples/thermostat.hym";
+  request.choice.params = {"T_low=18,19,19.5"};
+  request.options.t_end = 3;
+  request.options.rtol = 1e-12;
+  request.options.atol = 1e-12;
+  int runs = 0, right = 0;
+  hysim::study::run_sweep(request, [](const hysim::study::SweepColumns&) {}, [&](hysim::study::SweepRow&& row) {
+    const double t1 = std::log((T0 - T_a) / (row.swept[0].value - T_a)) / k;
+    ++runs;
+    right += row.event_times[0].known() && std::abs(row.event_times[0].value - t1) < 1e-9 ? 1 : 0;
+  });
+  const bool ok = runs == 3 && right == 3;
+  std::printf("sweep over T_low: %d runs, %d switching on at the closed-form t1: %s\n", runs, right, ok ? "ok" : "WRONG");
+  return ok;
+}
+
 }  // namespace
 
 int main() {
   const bool by_hand = check("C++ model", thermostat());
   const hysim::ModelEntry file = hysim::lang::load_model_file(HYSIM_DATA_DIR "/examples/thermostat.hym");
   const bool from_file = check("model file", file.make<double>(file.default_values()));
-  return by_hand && from_file ? 0 : 1;
+  const bool swept = sweep();
+  return by_hand && from_file && swept ? 0 : 1;
 }
