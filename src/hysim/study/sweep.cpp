@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -192,9 +193,12 @@ std::filesystem::path run_folder(const SweepRequest& request, std::int64_t run) 
 
 SweepReal real_of(double value, const std::string& text) { return {value, text}; }
 
+// The value is the double the text reads as: what a reader of summary.csv gets.
 template <class S>
 SweepReal real_of(const S& value, int digits = 17) {
-  return {static_cast<double>(value), format_scalar(value, digits)};
+  std::string text = format_scalar(value, digits);
+  const double read = std::strtod(text.c_str(), nullptr);
+  return {read, std::move(text)};
 }
 
 // The runs of one sweep in scalar type S: the plan, the model's entry, the layout of the rows.

@@ -40,9 +40,9 @@ struct SweepRequest {
   void validate() const;
 };
 
-// A real number of a run: its value as a double, and its text as the summary files write it
-// (17 significant digits in the run's own scalar type; the wall time with 3). Unknown (a run
-// that did not run, an event that did not happen): NaN and "".
+// A real number of a run: its text as the summary files write it (17 significant digits in the
+// run's own scalar type; the wall time with 3), and the double that text reads as. Unknown (a
+// run that did not run, an event that did not happen): NaN and "".
 struct SweepReal {
   double value = std::numeric_limits<double>::quiet_NaN();
   std::string text;
