@@ -9,12 +9,14 @@
 // The summary (CSV, streamed: a million runs take constant memory) has per run: its index, the
 // swept values, how it ended, its events, the first --events event times, the final state, the
 // work counters and the wall time. Every column but the wall time is the same whatever --jobs.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
