@@ -240,6 +240,27 @@ NodeId Graph::derivative(NodeId id, int wrt, std::map<NodeId, NodeId>* memo) {
     case Op::kMax:
       result = apply(Op::kSelect, {apply(Op::kGreaterEqual, {arg(0), arg(1)}), d(0), d(1)});
       break;
+    case Op::kStepped: result = d(0); break;
+    case Op::kSelect: {
+      const NodeId a = d(1);
+      const NodeId b = d(2);
+      result = a == b ? a : apply(Op::kSelect, {arg(0), a, b});
+      break;
+    }
+    default: result = elementary(id, node, wrt, memo); break;
+  }
+  memo->emplace(id, result);
+  return result;
+}
+
+// The chain rule for the elementary functions (sqrt ... tanh, atan2); 0 for the others: sign,
+// floor, ceil, booleans, constants, parameters.
+NodeId Graph::elementary(NodeId id, const Node& node, int wrt, std::map<NodeId, NodeId>* memo) {
+  const NodeId one = constant("1");
+  const auto d = [&](std::size_t i) { return derivative(node.args[i], wrt, memo); };
+  const auto arg = [&](std::size_t i) { return node.args[i]; };
+  NodeId result = constant("0");
+  switch (node.op) {
     case Op::kSqrt: result = quotient(d(0), product(constant("2"), id)); break;
     case Op::kExp: result = product(id, d(0)); break;
     case Op::kLog: result = quotient(d(0), arg(0)); break;
@@ -266,16 +287,8 @@ NodeId Graph::derivative(NodeId id, int wrt, std::map<NodeId, NodeId>* memo) {
     case Op::kSinh: result = product(apply(Op::kCosh, {arg(0)}), d(0)); break;
     case Op::kCosh: result = product(apply(Op::kSinh, {arg(0)}), d(0)); break;
     case Op::kTanh: result = product(difference(one, product(id, id)), d(0)); break;
-    case Op::kStepped: result = d(0); break;
-    case Op::kSelect: {
-      const NodeId a = d(1);
-      const NodeId b = d(2);
-      result = a == b ? a : apply(Op::kSelect, {arg(0), a, b});
-      break;
-    }
-    default: result = zero; break;  // sign, floor, ceil, booleans, constants, parameters
+    default: break;
   }
-  memo->emplace(id, result);
   return result;
 }
 

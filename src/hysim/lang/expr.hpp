@@ -110,6 +110,7 @@ class Graph {
   static constexpr int kByTime = -1;
   static constexpr int kAlongField = -2;
   NodeId derivative(NodeId id, int wrt, std::map<NodeId, NodeId>* memo);
+  NodeId elementary(NodeId id, const Node& node, int wrt, std::map<NodeId, NodeId>* memo);
   // Builders that fold 0 and 1, for derivatives only (user expressions are kept as written).
   NodeId sum(NodeId a, NodeId b);
   NodeId difference(NodeId a, NodeId b);

@@ -82,11 +82,9 @@ Descriptor::~Descriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Descriptor& Descriptor::operator=(Descriptor&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
+Descriptor& Descriptor::reset(int fd) noexcept {
+  if (fd_ >= 0 && fd_ != fd) ::close(fd_);
+  fd_ = fd;
   return *this;
 }
 

@@ -41,7 +41,8 @@ class Descriptor {
   explicit Descriptor(int fd) : fd_(fd) {}
   ~Descriptor();
   Descriptor(Descriptor&& other) noexcept : fd_(other.release()) {}
-  Descriptor& operator=(Descriptor&& other) noexcept;
+  // Closes the descriptor held (if any) and takes `other`'s.
+  Descriptor& operator=(Descriptor&& other) noexcept { return reset(other.release()); }
   Descriptor(const Descriptor&) = delete;
   Descriptor& operator=(const Descriptor&) = delete;
   int get() const { return fd_; }
@@ -51,6 +52,8 @@ class Descriptor {
     fd_ = -1;
     return fd;
   }
+  // Closes the descriptor held (if any) and holds `fd`.
+  Descriptor& reset(int fd) noexcept;
 
  private:
   int fd_ = -1;

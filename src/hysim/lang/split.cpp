@@ -1,12 +1,12 @@
 // Switches inside a field become located events (docs/model-language.md, "Switches inside a
 // field"). A field that reads `if c then a else b`, or sign, abs, min or max of the state or
 // of t, is discontinuous (or not smooth) where the condition changes; a Runge-Kutta step
-// across that surface loses its order and the switch goes unrecorded (sundials #881, scipy
-// #18039). The compiler splits such a mode m into one mode per combination of the branches,
-// m[+-...] (one sign per condition: + holds, - fails), whose field has every branch frozen, and joins them by implicit transitions
-// whose guards are the conditions: the engine then locates each switch one-sidedly like any
-// other event (transition label switch1, switch2...), and a surface that both neighbours push towards becomes a sliding mode
-// (Filippov), as with explicit modes.
+// across that surface loses its order and the switch goes unrecorded. The compiler splits
+// such a mode m into one mode per combination of the branches, m[+-...] (one sign per
+// condition: + holds, - fails), whose field has every branch frozen, and joins them by
+// implicit transitions whose guards are the conditions: the engine then locates each switch
+// one-sidedly like any other event (transition label switch1, switch2...), and a surface that
+// both neighbours push towards becomes a sliding mode (Filippov), as with explicit modes.
 //
 //   construct      condition c            frozen when c holds / fails
 //   if c then a else b   c                 a / b
@@ -39,9 +39,23 @@ class Splitter {
   explicit Splitter(ModelSpec* spec) : spec_(*spec), g_(spec->graph) {}
 
   void run() {
+    std::vector<ModeSpec> modes = split_modes();
+    if (modes.size() == spec_.modes.size()) return;  // nothing switches
+    std::vector<TransitionSpec> transitions = split_transitions();
+    std::vector<ModelSpec::Initial> initial = split_initial();
+    if (spec_.zeno) spec_.zeno->mode = parts_[static_cast<std::size_t>(spec_.zeno->mode)][0];
+    spec_.modes = std::move(modes);
+    spec_.transitions = std::move(transitions);
+    spec_.initial = std::move(initial);
+  }
+
+ private:
+  // The parts of every mode (parts_: old mode -> new indices) and the conditions each
+  // switches on (conditions_), one mode per combination of its branches.
+  std::vector<ModeSpec> split_modes() {
     std::vector<ModeSpec> modes;
-    std::vector<std::vector<int>> parts(spec_.modes.size());  // old mode -> new indices
-    std::vector<std::vector<NodeId>> conditions(spec_.modes.size());
+    parts_.assign(spec_.modes.size(), {});
+    conditions_.assign(spec_.modes.size(), {});
     for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
       const ModeSpec& mode = spec_.modes[m];
       std::vector<NodeId> found;
@@ -53,75 +67,84 @@ class Splitter {
                                                 " are stepped across, not located (write them as modes)"});
         found.clear();
       }
-      conditions[m] = found;
+      conditions_[m] = found;
       if (found.empty()) {
-        parts[m].push_back(static_cast<int>(modes.size()));
+        parts_[m].push_back(static_cast<int>(modes.size()));
         modes.push_back(mode);
         continue;
       }
       for (unsigned bits = 0; bits < (1u << found.size()); ++bits) {
-        ModeSpec part = mode;
-        std::map<NodeId, bool> branch;
-        std::string signs, label;
-        for (std::size_t j = 0; j < found.size(); ++j) {
-          const bool holds = (bits >> j) & 1u;
-          branch[found[j]] = holds;
-          signs += holds ? '+' : '-';
-          label += (j ? ", " : "") + condition_text(found[j], holds);
-        }
-        part.name = mode.name + "[" + signs + "]";  // one sign per condition: + holds, - fails
-        part.description = mode.description + (mode.description.empty() ? "" : "; ") + "while " + label;
-        std::map<NodeId, NodeId> memo;
-        for (NodeId& d : part.field) d = freeze(d, branch, &memo);
-        parts[m].push_back(static_cast<int>(modes.size()));
-        modes.push_back(std::move(part));
+        parts_[m].push_back(static_cast<int>(modes.size()));
+        modes.push_back(part(mode, found, bits));
       }
     }
-    if (modes.size() == spec_.modes.size()) return;  // nothing switches
+    return modes;
+  }
 
+  // The part of `mode` where condition j holds when bit j of `bits` is set.
+  ModeSpec part(const ModeSpec& mode, const std::vector<NodeId>& found, unsigned bits) {
+    ModeSpec part = mode;
+    std::map<NodeId, bool> branch;
+    std::string signs, label;
+    for (std::size_t j = 0; j < found.size(); ++j) {
+      const bool holds = (bits >> j) & 1u;
+      branch[found[j]] = holds;
+      signs += holds ? '+' : '-';
+      label += (j ? ", " : "") + condition_text(found[j], holds);
+    }
+    part.name = mode.name + "[" + signs + "]";  // one sign per condition: + holds, - fails
+    part.description = mode.description + (mode.description.empty() ? "" : "; ") + "while " + label;
+    std::map<NodeId, NodeId> memo;
+    for (NodeId& d : part.field) d = freeze(d, branch, &memo);
+    return part;
+  }
+
+  // The user's transitions copied to every part, then the implicit switches between parts.
+  std::vector<TransitionSpec> split_transitions() {
     std::vector<std::vector<const TransitionSpec*>> leaving(spec_.modes.size());  // not a scan per mode
     for (const TransitionSpec& tr : spec_.transitions) leaving[static_cast<std::size_t>(tr.from)].push_back(&tr);
     std::vector<TransitionSpec> transitions;
     for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
-      for (std::size_t p = 0; p < parts[m].size(); ++p) {
+      for (std::size_t p = 0; p < parts_[m].size(); ++p) {
         for (const TransitionSpec* leaving_tr : leaving[m]) {
           const TransitionSpec& tr = *leaving_tr;
           TransitionSpec copy = tr;
-          copy.from = parts[m][p];
-          copy.to = parts[static_cast<std::size_t>(tr.to)][0];
+          copy.from = parts_[m][p];
+          copy.to = parts_[static_cast<std::size_t>(tr.to)][0];
           transitions.push_back(std::move(copy));
         }
-        for (std::size_t j = 0; j < conditions[m].size(); ++j) {  // the implicit switches
+        for (std::size_t j = 0; j < conditions_[m].size(); ++j) {  // the implicit switches
           const bool holds = (p >> j) & 1u;
           TransitionSpec sw;
-          sw.from = parts[m][p];
-          sw.to = parts[m][p ^ (std::size_t{1} << j)];
+          sw.from = parts_[m][p];
+          sw.to = parts_[m][p ^ (std::size_t{1} << j)];
           sw.label = "switch" + std::to_string(j + 1);
           sw.where = spec_.modes[m].where;
-          guard_of(conditions[m][j], holds, &sw);  // fires when the condition flips
+          guard_of(conditions_[m][j], holds, &sw);  // fires when the condition flips
           transitions.push_back(std::move(sw));
         }
       }
     }
+    return transitions;
+  }
+
+  // An initial declaration of a split mode holds in the part its conditions choose.
+  std::vector<ModelSpec::Initial> split_initial() {
     std::vector<ModelSpec::Initial> initial;
     for (const auto& i : spec_.initial) {
       const auto m = static_cast<std::size_t>(i.mode);
-      for (std::size_t p = 0; p < parts[m].size(); ++p) {
+      for (std::size_t p = 0; p < parts_[m].size(); ++p) {
         NodeId condition = i.condition;
-        for (std::size_t j = 0; j < conditions[m].size(); ++j) {
-          const NodeId c = (p >> j) & 1u ? conditions[m][j] : g_.apply(Op::kNot, {conditions[m][j]});
+        for (std::size_t j = 0; j < conditions_[m].size(); ++j) {
+          const NodeId c = (p >> j) & 1u ? conditions_[m][j] : g_.apply(Op::kNot, {conditions_[m][j]});
           condition = condition < 0 ? c : g_.apply(Op::kAnd, {condition, c});
         }
-        initial.push_back(ModelSpec::Initial{parts[m][p], condition, i.where});
+        initial.push_back(ModelSpec::Initial{parts_[m][p], condition, i.where});
       }
     }
-    if (spec_.zeno) spec_.zeno->mode = parts[static_cast<std::size_t>(spec_.zeno->mode)][0];
-    spec_.modes = std::move(modes);
-    spec_.transitions = std::move(transitions);
-    spec_.initial = std::move(initial);
+    return initial;
   }
 
- private:
   // The conditions a field switches on, in order of first appearance.
   std::vector<NodeId> switches_of(const std::vector<NodeId>& field) {
     std::vector<NodeId> found;
@@ -224,6 +247,8 @@ class Splitter {
 
   ModelSpec& spec_;
   Graph& g_;
+  std::vector<std::vector<int>> parts_;         // old mode -> its parts' indices
+  std::vector<std::vector<NodeId>> conditions_;  // old mode -> the conditions it switches on
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The syntax tree of a model file, as the parser reads it (docs/model-language.md, grammar).
-// Names are not resolved yet: that is the resolver's work (lang/resolve.hpp), which turns this
-// tree into a checked model description.
+// Names are not resolved yet: that is the resolver's work (lang/spec.hpp, resolve;
+// lang/resolve.cpp), which turns this tree into a checked model description.
 #pragma once
 
 #include <memory>

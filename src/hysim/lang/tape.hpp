@@ -1,14 +1,15 @@
 // The tape: a model file's expressions compiled into a compact register program, evaluated
-// in the run's scalar type without allocating (docs/model-language.md, "How a file is
-// compiled", says why this and not a tree walk or generated code).
+// in the run's scalar type without allocating. It is one of two back ends: the native one
+// (lang/native.hpp) prints the same programs as C and is the default; the tape needs no
+// compiler, so it runs when none works, and it is what the fuzzers exercise. Both take each
+// operation's meaning from lang/operators.hpp, so they agree bit for bit.
 //
 // A tape evaluates a list of graph nodes (a mode's derivatives, a guard atom, its rate, the
 // values of a reset) for given t, x, prior(x) and field values. Registers hold, in order:
 // t, the `jumping` flag, x, prior(x), f, the tape's constants, then one register per
-// operation. Subexpressions of
-// parameters and literals alone are folded into constants when the tape is built, with the
-// parameter values of the run; every other node is one instruction, in an order where each
-// operand is computed before it is read. Evaluation works on the raw type (__float128 for
+// operation. Subexpressions of parameters and literals alone are folded into constants when
+// the tape is built, with the parameter values of the run; every other node is one
+// instruction, in an order where each operand is computed before it is read. Evaluation works on the raw type (__float128 for
 // float128), with the same library functions that Boost.Multiprecision calls, so a file and
 // a C++ model that write the same arithmetic get the same bits.
 #pragma once

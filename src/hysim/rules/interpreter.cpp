@@ -1,5 +1,6 @@
 #include "hysim/rules/interpreter.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -9,8 +10,32 @@
 namespace hysim::rules {
 
 namespace {
+
 // The sine and cosine procedures take degrees, as EnviCon's do (002, Fig. 6).
 constexpr double kRadiansPerDegree = 0.017453292519943295;  // pi / 180
+
+using Clock = std::chrono::steady_clock;
+
+// Real time, after the cycle that began at `cycle_start` and ends at model time t: records
+// the cycle's work and its lag behind the wall clock, then waits until the wall clock reaches
+// t. It sleeps only when a millisecond ahead: short cycles are paced in batches. A long wait
+// (a cycle of seconds) is cut into slices, so that a stop (*stop) is seen within one.
+void pace(Clock::time_point start, Clock::time_point cycle_start, double t, const std::atomic<bool>* stop,
+          double* busy, InterpreterResult* result) {
+  const Clock::time_point done = Clock::now();
+  const double work = std::chrono::duration<double>(done - cycle_start).count();
+  *busy += work;
+  result->max_cycle_seconds = std::max(result->max_cycle_seconds, work);
+  const double ahead = t - std::chrono::duration<double>(done - start).count();
+  result->max_lag_seconds = std::max(result->max_lag_seconds, -ahead);
+  if (ahead <= 1e-3) return;
+  const Clock::time_point wake = done + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(ahead));
+  const auto stopped = [&] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+  while (!stopped() && Clock::now() < wake) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(wake - Clock::now(), std::chrono::milliseconds(50)));
+  }
+}
+
 }  // namespace
 
 const char* end_name(InterpreterEnd end) {
@@ -158,8 +183,9 @@ void Interpreter::logic_values(std::vector<char>* out) const {
   for (std::size_t i = 0; i < table_.logic.size(); ++i) (*out)[i] = static_cast<char>(holds(static_cast<int>(i)));
 }
 
-InterpreterResult Interpreter::run(InterpreterOutput* output) {
-  using Clock = std::chrono::steady_clock;
+// The values before the first cycle: the initial ones, then the init rules; the memory of
+// the cycle rules from there, and the first situations.
+void Interpreter::initialise() {
   x_.clear();
   for (const auto& v : table_.reals) x_.push_back(v.initial);
   q_.assign(table_.logic.size(), 0);
@@ -184,7 +210,10 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
     }
   }
   situations();
+}
 
+InterpreterResult Interpreter::run(InterpreterOutput* output) {
+  initialise();
   InterpreterResult result;
   std::vector<char> logic, logic_before;
   logic_values(&logic);
@@ -214,23 +243,7 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
       if (output && ((k + 1) % options_.output_every == 0 || k + 1 == cycles)) output->on_sample(t, x_, logic);
       result.cycles = k + 1;
       result.t = t;
-      if (options_.real_time) {
-        const Clock::time_point done = Clock::now();
-        const double work = std::chrono::duration<double>(done - cycle_start).count();
-        busy += work;
-        result.max_cycle_seconds = std::max(result.max_cycle_seconds, work);
-        const double ahead = t - std::chrono::duration<double>(done - start).count();
-        result.max_lag_seconds = std::max(result.max_lag_seconds, -ahead);
-        // Sleep only when a millisecond ahead: short cycles are paced in batches. A long wait
-        // (a cycle of seconds) is cut into slices, so that a stop is seen within one.
-        if (ahead > 1e-3) {
-          const Clock::time_point wake =
-              done + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(ahead));
-          while (!stop_requested() && Clock::now() < wake) {
-            std::this_thread::sleep_for(std::min<Clock::duration>(wake - Clock::now(), std::chrono::milliseconds(50)));
-          }
-        }
-      }
+      if (options_.real_time) pace(start, cycle_start, t, stop_, &busy, &result);
     }
   } catch (const Error& e) {
     result.end = InterpreterEnd::kFailed;

@@ -104,6 +104,7 @@ class Interpreter {
   double value(const Operand& o) const { return o.variable >= 0 ? x_[static_cast<std::size_t>(o.variable)] : o.number; }
   bool holds(int logic) const;
   bool holds(const Condition& c) const { return c.logic < 0 || holds(c.logic) == c.must_be; }
+  void initialise();
   void situations();
   void apply(std::size_t index, const TransformationRule& rule);
   void logic_values(std::vector<char>* out) const;
