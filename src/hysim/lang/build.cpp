@@ -99,14 +99,7 @@ class Builder {
   Program<S> program(const std::vector<NodeId>& outputs, Location at, const std::vector<int>& where = {}) const {
     Program<S> p;
     if (compiled_.native) {
-      std::vector<NodeId> key = outputs;
-      key.push_back(-1);
-      if (where.empty()) {
-        for (std::size_t i = 0; i < outputs.size(); ++i) key.push_back(static_cast<int>(i));
-      } else {
-        key.insert(key.end(), where.begin(), where.end());
-      }
-      p.function = compiled_.native->function<S>(compiled_.programs.index.at(key));
+      p.function = compiled_.native->function<S>(compiled_.programs.find(outputs, where));
       p.constants = constants_;
       p.library = compiled_.native;
     } else {

@@ -3,58 +3,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hysim/lang/operators.hpp"
+
 namespace hysim::lang {
 
-namespace {
-
-struct FunctionInfo {
-  const char* name;
-  Op op;
-  int arity;
-};
-
-constexpr FunctionInfo kFunctions[] = {
-    {"abs", Op::kAbs, 1},     {"sign", Op::kSign, 1},   {"min", Op::kMin, 2},     {"max", Op::kMax, 2},
-    {"sqrt", Op::kSqrt, 1},   {"exp", Op::kExp, 1},     {"log", Op::kLog, 1},     {"sin", Op::kSin, 1},
-    {"cos", Op::kCos, 1},     {"tan", Op::kTan, 1},     {"asin", Op::kAsin, 1},   {"acos", Op::kAcos, 1},
-    {"atan", Op::kAtan, 1},   {"atan2", Op::kAtan2, 2}, {"sinh", Op::kSinh, 1},   {"cosh", Op::kCosh, 1},
-    {"tanh", Op::kTanh, 1},   {"floor", Op::kFloor, 1}, {"ceil", Op::kCeil, 1},
-    {"stepped", Op::kStepped, 1},
-};
-
-}  // namespace
-
-const char* op_spelling(Op op) {
-  for (const auto& f : kFunctions) {
-    if (f.op == op) return f.name;
-  }
-  switch (op) {
-    case Op::kNegate: return "-";
-    case Op::kAdd: return "+";
-    case Op::kSubtract: return "-";
-    case Op::kMultiply: return "*";
-    case Op::kDivide: return "/";
-    case Op::kPower: return "^";
-    case Op::kLess: return "<";
-    case Op::kLessEqual: return "<=";
-    case Op::kGreater: return ">";
-    case Op::kGreaterEqual: return ">=";
-    case Op::kEqual: return "==";
-    case Op::kNotEqual: return "!=";
-    case Op::kAnd: return "&&";
-    case Op::kOr: return "||";
-    case Op::kNot: return "!";
-    case Op::kSelect: return "if";
-    case Op::kPrior: return "prior";
-    case Op::kTime: return "t";
-    case Op::kJumping: return "jumping";
-    default: return "?";
-  }
-}
+const char* op_spelling(Op op) { return operator_of(op).name; }
 
 bool find_function(const std::string& name, Op* op, int* arity) {
-  for (const auto& f : kFunctions) {
-    if (name == f.name) {
+  for (const auto& f : kOperators<double>) {
+    if (f.function && name == f.name) {
       *op = f.op;
       *arity = f.arity;
       return true;
@@ -65,8 +22,16 @@ bool find_function(const std::string& name, Op* op, int* arity) {
 
 std::vector<std::string> function_names() {
   std::vector<std::string> names;
-  for (const auto& f : kFunctions) names.emplace_back(f.name);
+  for (const auto& f : kOperators<double>) {
+    if (f.function) names.emplace_back(f.name);
+  }
   return names;
+}
+
+bool is_square(const Graph& graph, const Node& node) {
+  if (node.op != Op::kPower) return false;
+  const Node& exponent = graph[node.args[1]];
+  return exponent.op == Op::kConstant && exponent.text == "2";
 }
 
 bool is_comparison(Op op) { return op >= Op::kLess && op <= Op::kNotEqual; }

@@ -13,6 +13,7 @@
 
 #include "hysim/core/errors.hpp"
 #include "hysim/lang/compiler.hpp"
+#include "hysim/lang/operators.hpp"
 
 // GCC 12 reports a false -Wrestrict inside std::string for "literal" + string (GCC bug
 // 105329); this file builds C source from such concatenations.
@@ -38,33 +39,28 @@ struct CType {
 };
 constexpr CType kTypes[] = {{"double", "d", ""}, {"long double", "ld", "l"}, {"__float128", "q", "q"}};
 
-const char* math_name(Op op) {
-  switch (op) {
-    case Op::kAbs: return "fabs";
-    case Op::kSqrt: return "sqrt";
-    case Op::kExp: return "exp";
-    case Op::kLog: return "log";
-    case Op::kSin: return "sin";
-    case Op::kCos: return "cos";
-    case Op::kTan: return "tan";
-    case Op::kAsin: return "asin";
-    case Op::kAcos: return "acos";
-    case Op::kAtan: return "atan";
-    case Op::kAtan2: return "atan2";
-    case Op::kSinh: return "sinh";
-    case Op::kCosh: return "cosh";
-    case Op::kTanh: return "tanh";
-    case Op::kFloor: return "floor";
-    case Op::kCeil: return "ceil";
-    case Op::kPower: return "pow";
-    default: return nullptr;
+// The C of one operation in `type` (lang/operators.hpp): the row's spelling with the operands
+// and the type's constants put in.
+std::string c_spelling(Op op, const std::vector<std::string>& a, const CType& type) {
+  const std::string one = "(" + std::string(type.type) + ")1";
+  const std::string zero = "(" + std::string(type.type) + ")0";
+  std::string out;
+  for (const char* p = operator_of(op).c; *p != '\0'; ++p) {
+    if (*p != '$' || p[1] == '\0') {
+      out += *p;
+      continue;
+    }
+    switch (*++p) {
+      case 'a': out += a.at(0); break;
+      case 'b': out += a.at(1); break;
+      case 'c': out += a.at(2); break;
+      case '1': out += one; break;
+      case '0': out += zero; break;
+      case 'm': out += type.math; break;
+      default: out += std::string("$") + *p; break;
+    }
   }
-}
-
-bool is_square(const Graph& graph, const Node& node) {
-  if (node.op != Op::kPower) return false;
-  const Node& exponent = graph[node.args[1]];
-  return exponent.op == Op::kConstant && exponent.text == "2";
+  return out.empty() ? zero : out;
 }
 
 }  // namespace
@@ -101,13 +97,26 @@ void NativeOptions::validate() const {
   }
 }
 
+std::vector<NodeId> ProgramSet::key(const std::vector<NodeId>& outputs, const std::vector<int>& where) {
+  std::vector<NodeId> key = outputs;
+  key.push_back(-1);
+  if (where.empty()) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) key.push_back(static_cast<int>(i));
+  } else {
+    key.insert(key.end(), where.begin(), where.end());
+  }
+  return key;
+}
+
+int ProgramSet::find(const std::vector<NodeId>& outputs, const std::vector<int>& where) const {
+  return index.at(key(outputs, where));
+}
+
 int ProgramSet::add(const Graph& graph, const std::vector<NodeId>& outputs, std::vector<int> where) {
   if (where.empty()) {
     for (std::size_t i = 0; i < outputs.size(); ++i) where.push_back(static_cast<int>(i));
   }
-  std::vector<NodeId> key = outputs;
-  key.push_back(-1);
-  key.insert(key.end(), where.begin(), where.end());
+  std::vector<NodeId> key = ProgramSet::key(outputs, where);
   const auto found = index.find(key);
   if (found != index.end()) return found->second;
   // Number the constant nodes the program reads, depth first, once each.
@@ -180,37 +189,8 @@ class Emitter {
   }
 
   std::string expression(const Node& node, const std::vector<std::string>& a) const {
-    const std::string one = "(" + std::string(type_.type) + ")1";
-    const std::string zero = "(" + std::string(type_.type) + ")0";
-    const auto truth = [&](const std::string& condition) { return "(" + condition + " ? " + one + " : " + zero + ")"; };
     if (is_square(graph_, node)) return a[0] + " * " + a[1];
-    if (const char* f = math_name(node.op)) {
-      std::string call = std::string(f) + type_.math + "(" + a[0];
-      if (node.args.size() > 1) call += ", " + a[1];
-      return call + ")";
-    }
-    switch (node.op) {
-      case Op::kNegate: return "-" + a[0];
-      case Op::kStepped: return a[0];
-      case Op::kAdd: return a[0] + " + " + a[1];
-      case Op::kSubtract: return a[0] + " - " + a[1];
-      case Op::kMultiply: return a[0] + " * " + a[1];
-      case Op::kDivide: return a[0] + " / " + a[1];
-      case Op::kSign: return "(" + a[0] + " > 0 ? " + one + " : (" + a[0] + " < 0 ? -" + one + " : " + zero + "))";
-      case Op::kMin: return "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
-      case Op::kMax: return "(" + a[0] + " < " + a[1] + " ? " + a[1] + " : " + a[0] + ")";
-      case Op::kSelect: return "(" + a[0] + " != 0 ? " + a[1] + " : " + a[2] + ")";
-      case Op::kLess: return truth(a[0] + " < " + a[1]);
-      case Op::kLessEqual: return truth(a[0] + " <= " + a[1]);
-      case Op::kGreater: return truth(a[0] + " > " + a[1]);
-      case Op::kGreaterEqual: return truth(a[0] + " >= " + a[1]);
-      case Op::kEqual: return truth(a[0] + " == " + a[1]);
-      case Op::kNotEqual: return truth(a[0] + " != " + a[1]);
-      case Op::kAnd: return truth(a[0] + " != 0 && " + a[1] + " != 0");
-      case Op::kOr: return truth(a[0] + " != 0 || " + a[1] + " != 0");
-      case Op::kNot: return truth(a[0] + " == 0");
-      default: return zero;
-    }
+    return c_spelling(node.op, a, type_);
   }
 
   const Graph& graph_;

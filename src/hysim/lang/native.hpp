@@ -75,6 +75,10 @@ struct ProgramSet {
   // Adds (or finds) the program that writes outputs[i] to out[where[i]] (where empty: i);
   // returns its number.
   int add(const Graph& graph, const std::vector<NodeId>& outputs, std::vector<int> where = {});
+  // The number of the program added with these arguments (std::out_of_range if none).
+  int find(const std::vector<NodeId>& outputs, const std::vector<int>& where = {}) const;
+  // The key of `index` for a program's outputs and positions (where empty: 0, 1, ...).
+  static std::vector<NodeId> key(const std::vector<NodeId>& outputs, const std::vector<int>& where);
 
  private:
   std::map<NodeId, int> constant_slot_;

@@ -1,50 +1,16 @@
 #include "hysim/lang/tape.hpp"
 
-#include <quadmath.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <unordered_set>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/lang/operators.hpp"
 
 namespace hysim::lang {
 
 namespace {
-
-// The library functions per raw type: libm for double and long double, libquadmath for
-// __float128 (the functions Boost.Multiprecision's float128 calls).
-struct Math {
-  static double abs(double v) { return std::fabs(v); }
-  static long double abs(long double v) { return std::fabs(v); }
-  static __float128 abs(__float128 v) { return fabsq(v); }
-#define HYSIM_MATH_1(name, q)                                      \
-  static double name(double v) { return std::name(v); }           \
-  static long double name(long double v) { return std::name(v); } \
-  static __float128 name(__float128 v) { return q(v); }
-  HYSIM_MATH_1(sqrt, sqrtq)
-  HYSIM_MATH_1(exp, expq)
-  HYSIM_MATH_1(log, logq)
-  HYSIM_MATH_1(sin, sinq)
-  HYSIM_MATH_1(cos, cosq)
-  HYSIM_MATH_1(tan, tanq)
-  HYSIM_MATH_1(asin, asinq)
-  HYSIM_MATH_1(acos, acosq)
-  HYSIM_MATH_1(atan, atanq)
-  HYSIM_MATH_1(sinh, sinhq)
-  HYSIM_MATH_1(cosh, coshq)
-  HYSIM_MATH_1(tanh, tanhq)
-  HYSIM_MATH_1(floor, floorq)
-  HYSIM_MATH_1(ceil, ceilq)
-#undef HYSIM_MATH_1
-  static double pow(double a, double b) { return std::pow(a, b); }
-  static long double pow(long double a, long double b) { return std::pow(a, b); }
-  static __float128 pow(__float128 a, __float128 b) { return powq(a, b); }
-  static double atan2(double a, double b) { return std::atan2(a, b); }
-  static long double atan2(long double a, long double b) { return std::atan2(a, b); }
-  static __float128 atan2(__float128 a, __float128 b) { return atan2q(a, b); }
-};
 
 template <class S>
 typename RawScalar<S>::type to_raw(const S& v) {
@@ -55,56 +21,19 @@ typename RawScalar<S>::type to_raw(const S& v) {
   }
 }
 
-// One operation on raw values; `a`, `b`, `c` are the operands the operation reads. min and
-// max follow std::min and std::max (the first operand on ties); sign(0) = 0.
+// One operation on raw values, as lang/operators.hpp states it (leaves are registers, never
+// operations).
 template <class R>
 inline R apply_op(Op op, R a, R b, R c) {
-  switch (op) {
-    case Op::kNegate: return -a;
-    case Op::kAdd: return a + b;
-    case Op::kSubtract: return a - b;
-    case Op::kMultiply: return a * b;
-    case Op::kDivide: return a / b;
-    case Op::kPower: return Math::pow(a, b);
-    case Op::kAbs: return Math::abs(a);
-    case Op::kSign: return a > R(0) ? R(1) : (a < R(0) ? R(-1) : R(0));
-    case Op::kMin: return b < a ? b : a;
-    case Op::kMax: return a < b ? b : a;
-    case Op::kSqrt: return Math::sqrt(a);
-    case Op::kExp: return Math::exp(a);
-    case Op::kLog: return Math::log(a);
-    case Op::kSin: return Math::sin(a);
-    case Op::kCos: return Math::cos(a);
-    case Op::kTan: return Math::tan(a);
-    case Op::kAsin: return Math::asin(a);
-    case Op::kAcos: return Math::acos(a);
-    case Op::kAtan: return Math::atan(a);
-    case Op::kAtan2: return Math::atan2(a, b);
-    case Op::kSinh: return Math::sinh(a);
-    case Op::kCosh: return Math::cosh(a);
-    case Op::kTanh: return Math::tanh(a);
-    case Op::kFloor: return Math::floor(a);
-    case Op::kCeil: return Math::ceil(a);
-    case Op::kStepped: return a;
-    case Op::kSelect: return a != R(0) ? b : c;
-    case Op::kLess: return R(a < b);
-    case Op::kLessEqual: return R(a <= b);
-    case Op::kGreater: return R(a > b);
-    case Op::kGreaterEqual: return R(a >= b);
-    case Op::kEqual: return R(a == b);
-    case Op::kNotEqual: return R(a != b);
-    case Op::kAnd: return R(a != R(0) && b != R(0));
-    case Op::kOr: return R(a != R(0) || b != R(0));
-    case Op::kNot: return R(a == R(0));
-    default: return R(0);  // leaves are registers, never operations
-  }
+  const Semantics<R> f = operator_of<R>(op).tape;
+  return f != nullptr ? f(a, b, c) : R(0);
 }
 
-// x^2 is written x*x: both are correctly rounded, and the product is what C++ models write.
-bool is_square(const Graph& graph, const Node& node) {
-  if (node.op != Op::kPower) return false;
-  const Node& exponent = graph[node.args[1]];
-  return exponent.op == Op::kConstant && exponent.text == "2";
+// The frequent operations, inlined: their row's function is known when compiling.
+template <Op op, class R>
+inline R apply_known(R a, R b) {
+  constexpr Semantics<R> f = operator_of<R>(op).tape;
+  return f(a, b, R(0));
 }
 
 constexpr std::size_t kMaxRegisters = 65535;
@@ -207,11 +136,11 @@ void Tape<S>::run(R* r) const {
     const R a = r[in.a];
     R& d = r[in.dst];
     switch (in.op) {  // the frequent operations inline; the rest through apply_op
-      case Op::kAdd: d = a + r[in.b]; break;
-      case Op::kSubtract: d = a - r[in.b]; break;
-      case Op::kMultiply: d = a * r[in.b]; break;
-      case Op::kDivide: d = a / r[in.b]; break;
-      case Op::kNegate: d = -a; break;
+      case Op::kAdd: d = apply_known<Op::kAdd>(a, r[in.b]); break;
+      case Op::kSubtract: d = apply_known<Op::kSubtract>(a, r[in.b]); break;
+      case Op::kMultiply: d = apply_known<Op::kMultiply>(a, r[in.b]); break;
+      case Op::kDivide: d = apply_known<Op::kDivide>(a, r[in.b]); break;
+      case Op::kNegate: d = apply_known<Op::kNegate>(a, a); break;
       default: d = apply_op(in.op, a, r[in.b], r[in.c]); break;
     }
   }
