@@ -116,4 +116,22 @@ struct ModelSyntax {
 // Parses a whole file; throws ModelFileError at the first syntax error.
 ModelSyntax parse(const SourceText& source);
 
+// Trees built without text (a rule table's translation, rules/to_model.hpp): each node at
+// `where`, its height from its arguments.
+ExpressionPtr number_syntax(std::string text, Location where);  // a literal: digits [.digits] [e[+-]digits]
+ExpressionPtr name_syntax(std::string name, Location where);
+ExpressionPtr call_syntax(std::string function, std::vector<ExpressionPtr> arguments, Location where);
+ExpressionPtr unary_syntax(TokenKind op, ExpressionPtr operand, Location where);  // kMinus, kPlus, kNot
+ExpressionPtr binary_syntax(TokenKind op, ExpressionPtr left, ExpressionPtr right, Location where);
+ExpressionPtr if_syntax(ExpressionPtr condition, ExpressionPtr then, ExpressionPtr otherwise, Location where);
+ExpressionPtr copy_syntax(const Expression& e);
+// Whether `text` is a number as the language writes it (digits [.digits] [e[+-]digits], or
+// .digits): what number_syntax takes.
+bool is_number_text(const std::string& text);
+
+// The model file of a tree, which parses back to the same tree (locations aside): the fewest
+// parentheses the grammar needs; a let's description as a comment.
+std::string print(const ModelSyntax& model);
+std::string print(const Expression& e);
+
 }  // namespace hysim::lang

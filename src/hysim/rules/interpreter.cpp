@@ -11,9 +11,6 @@ namespace hysim::rules {
 
 namespace {
 
-// The sine and cosine procedures take degrees, as EnviCon's do (002, Fig. 6).
-constexpr double kRadiansPerDegree = 0.017453292519943295;  // pi / 180
-
 using Clock = std::chrono::steady_clock;
 
 // Real time, after the cycle that began at `cycle_start` and ends at model time t: records
@@ -73,11 +70,7 @@ Interpreter::Interpreter(const RuleTable& table, InterpreterOptions options)
                             "interpreter keeps: raise dt");
     }
   }
-  const std::size_t n = table.rules.size();
-  previous_a1_.assign(n, 0.0);
-  velocity_.assign(n, 0.0);
-  delay_line_.assign(n, {});
-  delay_head_.assign(n, 0);
+  memory_.assign(table.rules.size(), RuleMemory{});
 }
 
 bool Interpreter::holds(int logic) const {
@@ -125,57 +118,12 @@ void Interpreter::situations() {
   }
 }
 
-// Rule (5): y := tau(k, a1, a2) (rules/table.hpp lists each procedure's relation).
-void Interpreter::apply(std::size_t index, const TransformationRule& rule) {
+// Rule (5): y := tau(k, a1, a2), as rules/procedures.hpp says for the rule's procedure.
+void Interpreter::apply(const TransformationRule& rule, RuleMemory& memory) {
   double& y = x_[static_cast<std::size_t>(rule.variable)];
-  const double k = rule.coefficient;
   const double a1 = value(rule.a1);
   const double a2 = rule.a2 ? value(*rule.a2) : 0.0;
-  switch (rule.procedure) {
-    case Procedure::kProportional: y = k * a1; break;
-    case Procedure::kSum: y = k * (a1 + rule.parameter("k2", 1.0) * a2); break;
-    case Procedure::kMultiplication: y = k * a1 * a2; break;
-    case Procedure::kDivision: y = k * a1 / a2; break;
-    case Procedure::kIntegral: y += k * a1 * dt_; break;
-    case Procedure::kAbsolute: y = k * std::fabs(a1); break;
-    case Procedure::kRelay: {
-      const double u = k * a1;
-      if (u > 0) y = rule.parameter("upper", 1.0);
-      else if (u < 0) y = rule.parameter("lower", -1.0);
-      break;  // at 0 the relay keeps its output
-    }
-    case Procedure::kSine: y = k * std::sin(a1 * kRadiansPerDegree); break;
-    case Procedure::kCosine: y = k * std::cos(a1 * kRadiansPerDegree); break;
-    case Procedure::kLag: {  // T y' + y = k a1, explicit Euler
-      const double T = rule.parameter("T", 1.0);
-      y += dt_ / T * (k * a1 - y);
-      break;
-    }
-    case Procedure::kOscillatory: {  // T^2 y'' + 2 xi T y' + y = k a1, semi-implicit Euler
-      const double T = rule.parameter("T", 1.0);
-      const double xi = rule.parameter("xi", 0.0);
-      double& v = velocity_[index];
-      v += dt_ * (k * a1 - y - 2 * xi * T * v) / (T * T);
-      y += dt_ * v;
-      break;
-    }
-    case Procedure::kDelay: {  // y(t) = k a1(t - tau): a ring of round(tau / dt) past values
-      std::vector<double>& line = delay_line_[index];
-      if (line.empty()) y = k * a1;
-      else {
-        std::size_t& head = delay_head_[index];
-        y = k * line[head];
-        line[head] = a1;
-        head = (head + 1) % line.size();
-      }
-      break;
-    }
-    case Procedure::kDifferentiator: {
-      y = k * (a1 - previous_a1_[index]) / dt_;
-      previous_a1_[index] = a1;
-      break;
-    }
-  }
+  procedure_info(rule.procedure).cycle(rule, CycleValues{y, rule.coefficient, a1, a2, dt_}, memory);
 }
 
 void Interpreter::logic_values(std::vector<char>* out) const {
@@ -195,19 +143,12 @@ void Interpreter::initialise() {
 
   // Init rules, once, in order (memoryless procedures only: the reader checks).
   for (const TransformationRule& rule : table_.init_rules) {
-    if (holds(rule.condition)) apply(0, rule);
+    RuleMemory none;  // kept by no procedure an init rule may have
+    if (holds(rule.condition)) apply(rule, none);
   }
   // Memory of the cycle rules starts from the values after initialisation.
   for (std::size_t i = 0; i < table_.rules.size(); ++i) {
-    const TransformationRule& rule = table_.rules[i];
-    const double a1 = value(rule.a1);
-    previous_a1_[i] = a1;
-    velocity_[i] = 0.0;
-    if (rule.procedure == Procedure::kDelay) {
-      const double tau = rule.parameter("tau", 0.0);
-      delay_line_[i].assign(static_cast<std::size_t>(std::llround(tau / dt_)), a1);
-      delay_head_[i] = 0;
-    }
+    memory_[i] = start_memory(table_.rules[i], value(table_.rules[i].a1), dt_);
   }
   situations();
 }
@@ -231,7 +172,7 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
       logic_before = logic;
       if (k > 0) situations();
       for (std::size_t i = 0; i < table_.rules.size(); ++i) {
-        if (holds(table_.rules[i].condition)) apply(i, table_.rules[i]);
+        if (holds(table_.rules[i].condition)) apply(table_.rules[i], memory_[i]);
       }
       const double t = std::min(static_cast<double>(k + 1) * dt_, t_end_);
       logic_values(&logic);

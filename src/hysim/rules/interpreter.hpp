@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "hysim/rules/procedures.hpp"
 #include "hysim/rules/table.hpp"
 
 namespace hysim::rules {
@@ -93,10 +94,7 @@ class Interpreter {
   std::vector<double> x_;              // real variables
   std::vector<char> q_, q_next_;       // logic states (predicates evaluated on demand)
   std::vector<char> level_;            // per event: whether its situation held last cycle
-  std::vector<double> previous_a1_;    // per rule: the differentiator's last argument
-  std::vector<double> velocity_;       // per rule: the oscillatory link's y'
-  std::vector<std::vector<double>> delay_line_;  // per rule: a1 over the delay
-  std::vector<std::size_t> delay_head_;
+  std::vector<RuleMemory> memory_;     // per rule: what its procedure keeps between cycles
   const std::atomic<bool>* stop_ = nullptr;  // stop_when
 
   bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
@@ -106,7 +104,7 @@ class Interpreter {
   bool holds(const Condition& c) const { return c.logic < 0 || holds(c.logic) == c.must_be; }
   void initialise();
   void situations();
-  void apply(std::size_t index, const TransformationRule& rule);
+  void apply(const TransformationRule& rule, RuleMemory& memory);
   void logic_values(std::vector<char>* out) const;
 };
 

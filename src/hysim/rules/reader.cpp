@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "hysim/core/printable.hpp"
+#include "hysim/rules/procedures.hpp"
 #include "hysim/rules/spelling.hpp"
 #include "hysim/rules/table.hpp"
 
@@ -473,8 +474,7 @@ class RuleSectionReader : protected TableScanner {
       check_arguments(rule, label);
       if (rules == &table_.init_rules) {
         const Procedure p = rule.procedure;
-        if (p == Procedure::kIntegral || p == Procedure::kLag || p == Procedure::kOscillatory || p == Procedure::kDelay ||
-            p == Procedure::kDifferentiator) {
+        if (procedure_info(p).evolves) {
           error(row.where, label + ": procedure '" + procedure_name(p) + "' evolves in time; init rules run once "
                                    "(put it in [rules], or give the value in [initial])");
         }
@@ -486,8 +486,7 @@ class RuleSectionReader : protected TableScanner {
   // Procedures of two arguments need both; parameters must be known to the procedure.
   void check_arguments(TransformationRule& rule, const std::string& label) {
     const Procedure p = rule.procedure;
-    const bool two = p == Procedure::kSum || p == Procedure::kMultiplication || p == Procedure::kDivision;
-    if (two && !rule.a2) error(rule.where, label + ": procedure '" + procedure_name(p) + "' needs Argument 2");
+    if (procedure_info(p).arguments == 2 && !rule.a2) error(rule.where, label + ": procedure '" + procedure_name(p) + "' needs Argument 2");
     for (auto& [name, value] : rule.parameters) {
       const auto key = parameter_key(p, name);
       if (!key) {

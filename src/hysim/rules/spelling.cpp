@@ -113,25 +113,6 @@ std::optional<std::string> parameter_key(Procedure procedure, const std::string&
   return std::nullopt;
 }
 
-const char* procedure_name(Procedure procedure) {
-  switch (procedure) {
-    case Procedure::kProportional: return "proportional";
-    case Procedure::kSum: return "sum";
-    case Procedure::kMultiplication: return "multiplication";
-    case Procedure::kDivision: return "division";
-    case Procedure::kIntegral: return "integral";
-    case Procedure::kAbsolute: return "absolute";
-    case Procedure::kRelay: return "relay";
-    case Procedure::kSine: return "sine";
-    case Procedure::kCosine: return "cosine";
-    case Procedure::kLag: return "lag";
-    case Procedure::kOscillatory: return "oscillatory";
-    case Procedure::kDelay: return "delay";
-    case Procedure::kDifferentiator: return "differentiator";
-  }
-  return "?";
-}
-
 std::vector<std::pair<std::string, Procedure>> procedure_spellings() {
   return {
       {"proportional", Procedure::kProportional},   {"пропорциональная", Procedure::kProportional},
