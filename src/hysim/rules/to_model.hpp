@@ -1,6 +1,8 @@
-// A rule table on the engine: the table written as a model file (docs/model-language.md) and
-// compiled like one, so that it runs with any solver, strategy and scalar type, with located
-// events and sliding modes (docs/rule-tables.md, "On the engine").
+// A rule table on the engine: the table translated into the model language's syntax tree
+// (lang/syntax.hpp), each node at the table cell it comes from, and checked and compiled like
+// a model file, so that it runs with any solver, strategy and scalar type, with located events
+// and sliding modes (docs/rule-tables.md, "On the engine"). Every diagnostic, the translation's
+// and the compiler's, names the table's file, line and column.
 //
 // The translation is the continuous limit of the interpreter's cycle (dt -> 0):
 //   integral   y += k a1 dt               ->  state y, der(y) = k a1 (summed over its rules)
@@ -18,24 +20,29 @@
 //              turns into modes and the engine locates (and slides on, when both sides push
 //              towards it)
 // Names become identifiers (Cyrillic transliterated, other characters '_'); the model's
-// comments keep the table's names.
+// descriptions keep the table's names.
 #pragma once
 
 #include <string>
 
+#include "hysim/lang/syntax.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/rules/table.hpp"
 
 namespace hysim::rules {
 
-// The model-language text of the table. Throws lang::ModelFileError at the table's rows for
+// The syntax tree of the table's model. Throws lang::ModelFileError at the table's cells for
 // what the engine cannot run (yet): delays, differentiators of algebraic variables, algebraic
 // loops, a variable both integrated and assigned, situations that read events.
+lang::ModelSyntax model_syntax(const RuleTable& table);
+
+// The same printed as a model file (hysim check --print-model), which compiles to the same
+// model.
 std::string model_text(const RuleTable& table);
 
-// The catalog entry of the table on the engine (lang::model_entry of model_text). The
-// compiler's warnings (a mode with too many switches to split, an unreachable mode) go to
-// *warnings when given, pointing into the model text (hysim check --print-model).
+// The catalog entry of the table on the engine: model_syntax resolved (lang::resolve) against
+// the table's own text, then lang::model_entry. The compiler's warnings (a mode with too many
+// switches to split, an unreachable mode) go to *warnings when given, at the table's cells.
 ModelEntry engine_entry(const RuleTable& table, std::string* warnings = nullptr);
 
 // An identifier for a table's name: "Сила трения Fтр" -> "Sila_treniya_Ftr".
