@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <iterator>
 
 #include "hysim/lang/expr.hpp"
 
@@ -65,9 +64,11 @@ struct Operator {
   Semantics<R> tape;  // null for leaves, which are registers, not operations
 };
 
+inline constexpr std::size_t kOperatorCount = static_cast<std::size_t>(Op::kNot) + 1;
+
 // Indexed by Op (checked below).
 template <class R>
-inline constexpr Operator<R> kOperators[] = {
+inline constexpr Operator<R> kOperators[kOperatorCount] = {
     {Op::kConstant, "?", 0, false, "", nullptr},
     {Op::kParameter, "?", 0, false, "", nullptr},
     {Op::kState, "?", 0, false, "", nullptr},
@@ -124,10 +125,10 @@ constexpr const Operator<R>& operator_of(Op op) {
 
 namespace detail {
 constexpr bool operators_in_order() {
-  for (std::size_t i = 0; i < std::size(kOperators<double>); ++i) {
-    if (static_cast<std::size_t>(kOperators<double>[i].op) != i) return false;
+  for (std::size_t i = 0; i < kOperatorCount; ++i) {
+    if (static_cast<std::size_t>(kOperators<double>[i].op) != i || kOperators<double>[i].name == nullptr) return false;
   }
-  return std::size(kOperators<double>) == static_cast<std::size_t>(Op::kNot) + 1;
+  return true;
 }
 static_assert(operators_in_order(), "kOperators lists every Op once, in the enum's order");
 }  // namespace detail
