@@ -1,0 +1,166 @@
+// The rate estimator: de/dt of an atom along a field value f, and the two predictions made
+// from it, time_to_fire (how long until a guard fires) and drift (how an atom on its surface
+// moves an instant later).
+//
+// de/dt = grad e . f + de/dt is the model's own rate (Atom::rate: exact, one guard
+// evaluation) when it gives one; else a difference of e along f. The three differences are
+// not one computation written three ways: each serves a caller that needs something else,
+// and each costs what it must.
+//   kForward  (e(t + d, x + d f) - e(t, x)) / d, d = sqrt(eps) max(|t|, 1): first order; one
+//             guard evaluation with e(t, x) at hand. The gamma rule and the boundary test
+//             use its sign and its order of magnitude only.
+//   kCentral  (e(t + d, x + d f) - e(t - d, x - d f)) / (2 d), d = eps^(1/3) max(|t|, 1):
+//             relative error of order eps^(2/3), two guard evaluations. The equivalent
+//             dynamics of a sliding motion use its value: lambda = r_a / (r_a - r_b).
+//   kHeun     the mean rate of e over [t, t + d] along a Heun step of the mode's field,
+//             x(t + d) ~ x + d (f + f(t + d, x + d f)) / 2, d = sqrt(eps) max(|t|, 1): second
+//             order in d; one field and one guard evaluation. For an atom that enters its
+//             surface tangentially, where the first-order rate (even the model's) is 0: it
+//             is never replaced by the model's rate.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "hysim/core/model.hpp"
+#include "hysim/core/scalar.hpp"
+#include "hysim/events/event_cache.hpp"
+#include "hysim/events/guard_reader.hpp"
+
+namespace hysim {
+
+enum class Difference { kForward, kCentral, kHeun };
+
+// One ulp of t, or of 1 near t = 0.
+template <class S>
+S ulp_of(const S& t) {
+  using std::abs;
+  return machine_epsilon<S>() * std::max<S>(abs(t), S(1));
+}
+
+template <class S>
+class RateEstimator {
+ public:
+  // rhs_evals counts the field evaluations of kHeun; may be null. All outlive the estimator.
+  RateEstimator(GuardReader<S>* reader, EventCache<S>* cache, std::int64_t* rhs_evals)
+      : reader_(*reader), cache_(*cache), rhs_evals_(rhs_evals), probe_(reader->model().state_size()),
+        slope_(probe_.size()) {}
+
+  // de/dt of atom i of transition k of `mode` at (t, x) along f; e0 = e(t, x) (kForward, kHeun).
+  S rate(Difference difference, int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
+    if (difference != Difference::kHeun && reader_.atom(mode, k, i).rate) return reader_.model_rate(mode, k, i, t, x, f);
+    switch (difference) {
+      case Difference::kForward: return forward(mode, k, i, t, x, f, e0);
+      case Difference::kCentral: return central(mode, k, i, t, x, f);
+      case Difference::kHeun: return heun(mode, k, i, t, x, f, e0);
+    }
+    return S(0);
+  }
+
+  // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x).
+  struct Approach {
+    S tau = std::numeric_limits<S>::infinity();  // predicted time until a guard fires
+    int transition = -1;                         // the guard predicted to fire first
+  };
+
+  // "Modeling and Simulation of Event Systems" (the PWM servo paper), Algorithm 2 for each
+  // atom, Algorithms 1 and 3 for each guard tree (Guard::time_to_true): an atom that holds has
+  // time 0; one that does not, with oriented value s < 0, approaches when ds/dt > 0 and is
+  // then predicted to hold after -s / (ds/dt); otherwise never. ds/dt: kForward, the model's
+  // own rate read once per value slot (EventCache::model_rate). An atom with masked(k, i) is
+  // being driven out of its truth (events/rearm.hpp): predicted never to hold.
+  template <class Masked>
+  Approach time_to_fire(int mode, S t, const S* x, const S* f, const Masked& masked) {
+    auto* here = cache_.point(t, x);
+    cache_.begin_rates();  // rates are kept for this call only: f goes with (t, x) here
+    Approach best;
+    for (std::size_t k = 0; k < reader_.transitions(mode); ++k) {
+      const auto& atoms = reader_.guard(mode, k).atoms();
+      const S tau = reader_.guard(mode, k).time_to_true([&](int i, bool negate) {
+        const auto ai = static_cast<std::size_t>(i);
+        const S never = std::numeric_limits<S>::infinity();
+        if (masked(k, ai)) return negate ? S(0) : never;
+        const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
+        const S e = cache_.value(mode, k, ai, t, x, here);
+        if (relation_holds(relation, e)) return S(0);
+        const S de = atoms[ai].rate ? cache_.model_rate(mode, k, ai, t, x, f) : forward(mode, k, ai, t, x, f, e);
+        const S s = detail::orient(relation, e);
+        const S ds = detail::orient(relation, de);
+        return ds > S(0) ? -s / ds : never;
+      }, best.tau);  // a guard no sooner than the best so far is not refined
+      if (tau < best.tau) best = {tau, static_cast<int>(k)};
+    }
+    return best;
+  }
+
+  // How the field moves an atom that sits on its surface at an entry point (t, x), e its value
+  // there: the oriented rate ds/dt (kForward, or kHeun where that is 0: a tangent entry).
+  // Driven in (ds/dt > 0): it holds an instant later. Driven out (ds/dt < 0): it does not,
+  // provided the linear prediction has it leave its truth, s / |ds/dt|, within a quarter of
+  // the time resolution: 2^20 ulps of t, or 64 times the location bracket's width
+  // |t_far - t| when that is wider. A slower departure is not resolved (a rate at the
+  // rounding level, from a state converged onto a surface, can predict any leaving time; a
+  // mask that long would hide genuine events, a shorter one would expire with the atom still
+  // holding): the atom is then undecided and read literally, as when ds/dt = 0.
+  enum class Drive { kIn, kOut, kUndecided };
+  struct Drift {
+    Drive drive = Drive::kUndecided;
+    S leave = S(0);  // predicted time to leave its truth (kOut)
+  };
+  static constexpr double kResolutionUlps = 1048576.0;  // 2^20
+
+  Drift drift(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e, S t_far, bool bracketed) {
+    using std::abs;
+    S de = rate(Difference::kForward, mode, k, i, t, x, f, e);
+    if (de == S(0)) de = rate(Difference::kHeun, mode, k, i, t, x, f, e);
+    const Relation relation = reader_.atom(mode, k, i).relation;
+    const S ds = detail::orient(relation, de);
+    if (ds > S(0)) return {Drive::kIn, S(0)};
+    if (!(ds < S(0))) return {};
+    const S leave = std::max<S>(detail::orient(relation, e), S(0)) / -ds;
+    const S resolution = std::max<S>(S(kResolutionUlps) * ulp_of(t), bracketed ? S(64) * abs(t_far - t) : S(0));
+    if (!(S(4) * leave <= resolution)) return {};
+    return {Drive::kOut, leave};
+  }
+
+ private:
+  S forward(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
+    using std::abs;
+    using std::sqrt;
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    return (reader_.value(mode, k, i, t + d, probe_.data()) - e0) / d;
+  }
+
+  S central(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f) {
+    using std::abs;
+    using std::cbrt;
+    const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    const S ahead = reader_.value(mode, k, i, t + d, probe_.data());
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] - d * f[j];
+    const S behind = reader_.value(mode, k, i, t - d, probe_.data());
+    return (ahead - behind) / (S(2) * d);
+  }
+
+  S heun(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
+    using std::abs;
+    using std::sqrt;
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
+    if (rhs_evals_ != nullptr) ++*rhs_evals_;
+    reader_.model().modes[static_cast<std::size_t>(mode)].field(t + d, probe_.data(), slope_.data());
+    for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * (f[j] + slope_[j]) / 2;
+    return (reader_.value(mode, k, i, t + d, probe_.data()) - e0) / d;
+  }
+
+  GuardReader<S>& reader_;
+  EventCache<S>& cache_;
+  std::int64_t* rhs_evals_;
+  std::vector<S> probe_, slope_;  // a state along f; the field there (kHeun)
+};
+
+}  // namespace hysim
