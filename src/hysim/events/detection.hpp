@@ -14,16 +14,14 @@
 //    The chain is carried on both sides of the bracket [t_a, t_b]: an atom whose truth
 //    differs between its value at (t_a, x_a) and at (t_b, x_b) has its zero inside the
 //    bracket; it is given the truth it takes an instant after t_a when the arrival mode's
-//    field f drives it, i.e. the sign of de/dt = grad e . f + de/dt (the boundary test of
-//    "A Study of Transitions in Dynamic Behavior of Physical Systems": a guard at 0 that the
-//    field drives across fires at once); so is an atom exactly at 0 on either side of the
-//    bracket. Every other atom is read literally at (t_a, x_a).
+//    field f drives it, i.e. the sign of de/dt = grad e . f + de/dt (003's boundary test: a
+//    guard at 0 that the field drives across fires at once); so is an atom exactly at 0 on
+//    either side of the bracket. Every other atom is read literally at (t_a, x_a).
 //
-//  * fired_strictly(...): the chain's question on a jump (x, x+), the same paper's Eq. 3.
+//  * fired_strictly(...): the chain's question on a jump (x, x+), 003's Eq. 3.
 //
-//  * time_to_fire(t, x, f): the gamma rule's prediction (the PWM servo paper, "Modeling and
-//    Simulation of Event Systems", Algorithms 1-3): how long until a guard of the mode fires
-//    if every event function moved on linearly at its present rate.
+//  * time_to_fire(t, x, f): the gamma rule's prediction (004, Algorithms 1-3): how long until
+//    a guard of the mode fires if every event function moved on linearly at its present rate.
 //
 //  * oriented(...), atom_probe(...) and changed_atom(...): a continuous function whose sign
 //    change marks the event, for the root finders that interpolate (Illinois, ITP, secant).
@@ -89,7 +87,8 @@ class TransitionDetector {
 
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x) (events/rates.hpp).
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
-    return rates_.time_to_fire(mode, t, x, f, [&](std::size_t k, std::size_t i) { return masks_.masked(mode, k, i, t); });
+    const auto masked = [&](std::size_t k, std::size_t i) { return masks_.masked(mode, k, i, t); };
+    return rates_.time_to_fire(mode, t, x, f, masked);
   }
 
   // Atom i of transition k of `mode` at (t, x), oriented: positive where it holds, negative
@@ -170,9 +169,8 @@ class TransitionDetector {
 
   // --- the chain at an event (events/chain.hpp) ---
 
-  // The first transition of `mode` whose guard fires strictly on a jump ("A Study of
-  // Transitions in Dynamic Behavior of Physical Systems", Eq. 3 and Table 2): at t_a with a
-  // priori state x_prior and state x (x = x_prior: no jump). Atoms with a jump form read
+  // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
+  // Table 2): at t_a with a priori state x_prior and state x (x = x_prior: no jump). Atoms with a jump form read
   // jump(t, x_prior, x), the others e(t, x). An atom on its surface (value 0, or of another
   // truth on the far side (t_b, x_b_prior, x_b) of the location bracket) is undecided there:
   // the guard fires strictly when it is true whichever way the undecided atoms are read (all
@@ -185,8 +183,10 @@ class TransitionDetector {
     const std::size_t n = reader_.model().state_size();
     const bool jumps_a = !std::equal(x_prior, x_prior + n, x);
     const bool jumps_b = x_b != nullptr && !std::equal(x_b_prior, x_b_prior + n, x_b);
-    const auto reads_jump = [](const Atom<S>& atom, bool jumps) { return atom.jump && (jumps || !atom.continuous_jump); };
-    return reader_.template first_firing</*kMayBeUndecided=*/true>(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
+    const auto reads_jump = [](const Atom<S>& atom, bool jumps) {
+      return atom.jump && (jumps || !atom.continuous_jump);
+    };
+    const auto read = [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       const S v = reads_jump(atom, jumps_a) ? reader_.jump_value(mode, k, i, t_a, x_prior, x)
                                             : cache_.value(mode, k, i, t_a, x, at_a);
       const bool holds = relation_holds(atom.relation, v);
@@ -197,7 +197,8 @@ class TransitionDetector {
         undecided = v_far == S(0) || holds != relation_holds(atom.relation, v_far);
       }
       return undecided ? GuardReader<S>::kUndecided : static_cast<char>(holds);
-    });
+    };
+    return reader_.template first_firing</*kMayBeUndecided=*/true>(mode, read);
   }
 
   // The first transition of `mode` that fires an instant after t_a when the mode is entered

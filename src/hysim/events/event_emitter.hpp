@@ -1,5 +1,6 @@
 // Recording one event: what every strategy does once it knows that transition k of mode a
-// fired at t_a (DESIGN.md section 3; 003, Algorithm 1, "recurse" and "record").
+// fired at t_a (003, Algorithm 1, "recurse" and "record": the chain of Eq. 3 through the
+// modes it visits, each classed by Table 2, and one row per mode visited).
 //
 //   progress  an event at the same time as the previous one (within same_time) is counted;
 //             more than chain_limit of them in a row throw SimulationError: the run does not
@@ -46,10 +47,10 @@ class EventEmitter {
     bool pinnacle = false;                                   // the chain visited a pinnacle
   };
 
-  // The chain and the counters outlive the emitter.
   // Events closer than this many ulps of t to the previous one make no progress.
   static constexpr int kStallUlps = 64;
 
+  // The chain and the counters outlive the emitter.
   EventEmitter(const Model<S>& model, const SimulationOptions& options, TransitionChain<S>* chain,
                RunStatistics* stats)
       : model_(model), chain_limit_(options.chain_limit), stall_events_(options.stall_events), chain_(chain),

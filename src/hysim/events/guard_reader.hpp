@@ -2,8 +2,7 @@
 // of a guard's tree.
 //
 //   value(...)       e(t, x) of atom i of transition k of a mode; jump_value(...) its jump
-//                    form e(t, x_prior, x) (a guard on (x, x+): "A Study of Transitions in
-//                    Dynamic Behavior of Physical Systems", Eq. 3); model_rate(...) the
+//                    form e(t, x_prior, x) (a guard on (x, x+), 003, Eq. 3); model_rate(...) the
 //                    model's own de/dt along a field value. Each call counts one guard
 //                    evaluation; a NaN or Inf is a SimulationError naming the model, the mode,
 //                    the guard, the atom and t.

@@ -1,5 +1,6 @@
 // One-sided event location on the dense output (003, Algorithm 1; 004's one-sidedness
-// requirement; DESIGN.md section 4).
+// requirement): the event functions are read on the integrator's interpolant, so locating
+// an event costs guard evaluations, never a re-integration.
 //
 // Every locator keeps a bracket [t_a, t_b] with the guard not fired at t_a and fired at t_b,
 // shrinks it until t_b - t_a <= tolerance, or until no representable time lies strictly

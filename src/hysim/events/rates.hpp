@@ -51,7 +51,9 @@ class RateEstimator {
 
   // de/dt of atom i of transition k of `mode` at (t, x) along f; e0 = e(t, x) (kForward, kHeun).
   S rate(Difference difference, int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
-    if (difference != Difference::kHeun && reader_.atom(mode, k, i).rate) return reader_.model_rate(mode, k, i, t, x, f);
+    if (difference != Difference::kHeun && reader_.atom(mode, k, i).rate) {
+      return reader_.model_rate(mode, k, i, t, x, f);
+    }
     switch (difference) {
       case Difference::kForward: return forward(mode, k, i, t, x, f, e0);
       case Difference::kCentral: return central(mode, k, i, t, x, f);
@@ -66,12 +68,12 @@ class RateEstimator {
     int transition = -1;                         // the guard predicted to fire first
   };
 
-  // "Modeling and Simulation of Event Systems" (the PWM servo paper), Algorithm 2 for each
-  // atom, Algorithms 1 and 3 for each guard tree (Guard::time_to_true): an atom that holds has
-  // time 0; one that does not, with oriented value s < 0, approaches when ds/dt > 0 and is
-  // then predicted to hold after -s / (ds/dt); otherwise never. ds/dt: kForward, the model's
-  // own rate read once per value slot (EventCache::model_rate). An atom with masked(k, i) is
-  // being driven out of its truth (events/rearm.hpp): predicted never to hold.
+  // 004, Algorithm 2 for each atom, Algorithms 1 and 3 for each guard tree
+  // (Guard::time_to_true): an atom that holds has time 0; one that does not, with oriented
+  // value s < 0, approaches when ds/dt > 0 and is then predicted to hold after -s / (ds/dt);
+  // otherwise never. ds/dt: the model's own rate, read once per value slot within the call
+  // (EventCache::model_rate), else kForward. An atom with masked(k, i) is being driven out of
+  // its truth (events/rearm.hpp): it is predicted never to hold.
   template <class Masked>
   Approach time_to_fire(int mode, S t, const S* x, const S* f, const Masked& masked) {
     auto* here = cache_.point(t, x);
@@ -112,7 +114,8 @@ class RateEstimator {
   };
   static constexpr double kResolutionUlps = 1048576.0;  // 2^20
 
-  Drift drift(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e, S t_far, bool bracketed) {
+  Drift drift(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e, S t_far,
+              bool bracketed) {
     using std::abs;
     S de = rate(Difference::kForward, mode, k, i, t, x, f, e);
     if (de == S(0)) de = rate(Difference::kHeun, mode, k, i, t, x, f, e);

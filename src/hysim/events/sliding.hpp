@@ -1,5 +1,6 @@
 // Sliding motion: the equivalent (Filippov) dynamics on a surface S between two modes a and
-// b (003, "Sliding modes"; DESIGN.md section 3, item 4). S is the atom of a's guard a -> b
+// b (003, "Sliding modes"): where the fields of a and b both drive the state into S, the pair
+// would chatter across it, so the run moves along it instead. S is the atom of a's guard a -> b
 // that the chain found on its surface (events/chain.hpp, a sliding arrival on a two-mode
 // cycle); r_a, r_b are its rates along f_a and f_b:
 //   f_s = (1 - lambda) f_a + lambda f_b,  lambda = r_a / (r_a - r_b),
@@ -32,6 +33,8 @@ namespace hysim {
 template <class S>
 class SlidingMotion {
  public:
+  // The surface as the chain names it (events/chain.hpp, a sliding arrival).
+  using Surface = typename TransitionChain<S>::Arrival::Surface;
   enum class SlideStatus { kSliding, kIntoA, kIntoB, kOtherOfA, kOtherOfB };
   struct SlideProbe {
     SlideStatus status = SlideStatus::kSliding;
@@ -56,20 +59,20 @@ class SlidingMotion {
   }
 
   bool active() const { return active_; }
-  int mode_a() const { return surface_.a; }
-  int mode_b() const { return surface_.b; }
+  int mode_a() const { return a_; }
+  int mode_b() const { return surface_.mode_b; }
   void stop() { active_ = false; }
 
-  // f_s of the current motion, for the stepper (one counted evaluation per call; two fields).
+  // f_s of the current motion, for the stepper (equivalent_field).
   const FieldFunction<S>& field() const { return field_; }
 
   // Starts the motion at a sliding arrival at t: true, with x projected onto S = 0 (the entry
   // point lies within the location bracket of it; under gamma within h_min); false when the
   // arrival names no two-mode surface or does not slide there (the caller then chatters).
   bool start(S t, const typename TransitionChain<S>::Arrival& arrival, S* x) {
-    const auto& s = arrival.surface;
-    if (s.to_b < 0) return false;
-    surface_ = Surface{arrival.mode, s.to_b, s.atom_a, s.mode_b, s.to_a, s.atom_b};
+    if (arrival.surface.to_b < 0) return false;
+    a_ = arrival.mode;
+    surface_ = arrival.surface;
     if (status(t, arrival.x).status != SlideStatus::kSliding) return false;
     active_ = true;
     std::copy(arrival.x, arrival.x + n_, x);
@@ -78,46 +81,41 @@ class SlidingMotion {
   }
 
   // The motion leaves at t_a (x, moved here to the side of the mode it goes on from), having
-  // been found not sliding with status `exit` at the far end of the bracket. Ends the motion.
+  // been found not sliding, with `probe`, at the far end of the bracket. Ends the motion.
   Exit exit(const SlideProbe& probe, S t_a, S* x) {
     const Surface& sl = surface_;
     active_ = false;
     switch (probe.status) {
       case SlideStatus::kOtherOfA:
-        push_to_side(sl.a, sl.to_b, sl.atom_a, t_a, x, false);
-        return {sl.a, -1, probe.transition, {}};
+        push_to_side(a_, sl.to_b, sl.atom_a, t_a, x, false);
+        return {a_, -1, probe.transition, {}};
       case SlideStatus::kOtherOfB:
-        push_to_side(sl.b, sl.to_a, sl.atom_b, t_a, x, false);
-        return {sl.b, -1, probe.transition, {}};
+        push_to_side(sl.mode_b, sl.to_a, sl.atom_b, t_a, x, false);
+        return {sl.mode_b, -1, probe.transition, {}};
       case SlideStatus::kIntoB: {
         // b's field no longer drives S back toward a: one row a -> b under a's guard to b.
-        push_to_side(sl.b, sl.to_a, sl.atom_b, t_a, x, false);
-        const auto& guard = model_.modes[static_cast<std::size_t>(sl.a)].transitions[static_cast<std::size_t>(sl.to_b)];
-        return {sl.a, sl.b, -1, guard.name};
+        push_to_side(sl.mode_b, sl.to_a, sl.atom_b, t_a, x, false);
+        const auto& guard = model_.modes[static_cast<std::size_t>(a_)].transitions[static_cast<std::size_t>(sl.to_b)];
+        return {a_, sl.mode_b, -1, guard.name};
       }
       case SlideStatus::kIntoA:
       case SlideStatus::kSliding:
         // a's field no longer drives S toward b: one row a -> a, "end_of_sliding".
-        push_to_side(sl.a, sl.to_b, sl.atom_a, t_a, x, false);
-        return {sl.a, sl.a, -1, kSlidingEnd};
+        push_to_side(a_, sl.to_b, sl.atom_a, t_a, x, false);
+        return {a_, a_, -1, kSlidingEnd};
     }
     return {};
   }
 
- private:
-  struct Surface {
-    int a = -1, to_b = -1, atom_a = -1, b = -1, to_a = -1, atom_b = -1;
-  };
-
- public:
-  // f_s(t, x); two field evaluations (the stepper counts one).
+  // f_s(t, x): two field evaluations, both counted (one here, one by the stepper that calls it).
+  // The two rates are those of a's atom on S, along f_a and along f_b.
   void equivalent_field(S t, const S* x, S* dxdt) {
     const Surface& sl = surface_;
-    model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
-    model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
+    model_.modes[static_cast<std::size_t>(a_)].field(t, x, fa_.data());
+    model_.modes[static_cast<std::size_t>(sl.mode_b)].field(t, x, fb_.data());
     ++*rhs_evals_;
-    const S ra = detector_.rate_along(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data());
-    const S rb = detector_.rate_along(sl.a, sl.to_b, sl.atom_a, t, x, fb_.data());
+    const S ra = detector_.rate_along(a_, sl.to_b, sl.atom_a, t, x, fa_.data());
+    const S rb = detector_.rate_along(a_, sl.to_b, sl.atom_a, t, x, fb_.data());
     const S lambda = ra != rb ? ra / (ra - rb) : S(0.5);
     for (std::size_t j = 0; j < n_; ++j) dxdt[j] = fa_[j] + lambda * (fb_[j] - fa_[j]);
   }
@@ -125,21 +123,21 @@ class SlidingMotion {
   // Whether the motion at (t, x) still slides, and if not, how it leaves.
   SlideProbe status(S t, const S* x) {
     const Surface& sl = surface_;
-    int k = detector_.fired_except(sl.a, sl.to_b, t, x);
+    int k = detector_.fired_except(a_, sl.to_b, t, x);
     if (k >= 0) return {SlideStatus::kOtherOfA, k};
-    k = detector_.fired_except(sl.b, sl.to_a, t, x);
+    k = detector_.fired_except(sl.mode_b, sl.to_a, t, x);
     if (k >= 0) return {SlideStatus::kOtherOfB, k};
     *rhs_evals_ += 2;
-    model_.modes[static_cast<std::size_t>(sl.a)].field(t, x, fa_.data());
-    model_.modes[static_cast<std::size_t>(sl.b)].field(t, x, fb_.data());
+    model_.modes[static_cast<std::size_t>(a_)].field(t, x, fa_.data());
+    model_.modes[static_cast<std::size_t>(sl.mode_b)].field(t, x, fb_.data());
     // a's field must drive S toward b (toward its atom holding), b's back toward a. A rate
     // exactly 0 is the exit point itself (lambda = 0 or 1): still sliding. The motion leaves
     // when a rate is strictly of the wrong sign; when both are, into the mode whose field
     // leaves faster.
-    const S ra = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t, x, fa_.data());
-    const S rb = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t, x, fb_.data());
-    const bool a_out = ra < S(0) || !detector_.fires_with_atom(sl.a, sl.to_b, sl.atom_a, true, t, x);
-    const bool b_out = rb < S(0) || !detector_.fires_with_atom(sl.b, sl.to_a, sl.atom_b, true, t, x);
+    const S ra = detector_.oriented_rate(a_, sl.to_b, sl.atom_a, t, x, fa_.data());
+    const S rb = detector_.oriented_rate(sl.mode_b, sl.to_a, sl.atom_b, t, x, fb_.data());
+    const bool a_out = ra < S(0) || !detector_.fires_with_atom(a_, sl.to_b, sl.atom_a, true, t, x);
+    const bool b_out = rb < S(0) || !detector_.fires_with_atom(sl.mode_b, sl.to_a, sl.atom_b, true, t, x);
     if (a_out && !(b_out && rb < ra)) return {SlideStatus::kIntoA, -1};
     if (b_out) return {SlideStatus::kIntoB, -1};
     return {};
@@ -165,11 +163,11 @@ class SlidingMotion {
     for (int j = 0; j < 3; ++j) {
       const S s = S(j) * d;
       for (std::size_t i = 0; i < n_; ++i) x_mid_[i] = x[i] + s * fs[i];
-      model_.modes[static_cast<std::size_t>(sl.a)].field(t + s, x_mid_.data(), fa_.data());
-      model_.modes[static_cast<std::size_t>(sl.b)].field(t + s, x_mid_.data(), fb_.data());
+      model_.modes[static_cast<std::size_t>(a_)].field(t + s, x_mid_.data(), fa_.data());
+      model_.modes[static_cast<std::size_t>(sl.mode_b)].field(t + s, x_mid_.data(), fb_.data());
       *rhs_evals_ += 2;
-      ra[j] = detector_.oriented_rate(sl.a, sl.to_b, sl.atom_a, t + s, x_mid_.data(), fa_.data());
-      rb[j] = detector_.oriented_rate(sl.b, sl.to_a, sl.atom_b, t + s, x_mid_.data(), fb_.data());
+      ra[j] = detector_.oriented_rate(a_, sl.to_b, sl.atom_a, t + s, x_mid_.data(), fa_.data());
+      rb[j] = detector_.oriented_rate(sl.mode_b, sl.to_a, sl.atom_b, t + s, x_mid_.data(), fb_.data());
     }
     const auto first_root = [d](const S* r) {
       const S inf = std::numeric_limits<S>::infinity();
@@ -217,12 +215,12 @@ class SlidingMotion {
     using std::abs;
     const Surface& sl = surface_;
     for (int iteration = 0; iteration < 2; ++iteration) {
-      const S e = detector_.atom_value(sl.a, sl.to_b, sl.atom_a, t, x);
+      const S e = detector_.atom_value(a_, sl.to_b, sl.atom_a, t, x);
       if (e == S(0)) return;
-      const S norm2 = atom_gradient(sl.a, sl.to_b, sl.atom_a, t, x);
+      const S norm2 = atom_gradient(a_, sl.to_b, sl.atom_a, t, x);
       if (!(norm2 > S(0))) return;
       for (std::size_t j = 0; j < n_; ++j) x_mid_[j] = x[j] - e * fb_[j] / norm2;
-      if (!(abs(detector_.atom_value(sl.a, sl.to_b, sl.atom_a, t, x_mid_.data())) < abs(e))) return;
+      if (!(abs(detector_.atom_value(a_, sl.to_b, sl.atom_a, t, x_mid_.data())) < abs(e))) return;
       std::copy(x_mid_.begin(), x_mid_.end(), x);
     }
   }
@@ -252,14 +250,14 @@ class SlidingMotion {
     }
   }
 
-
   const Model<S>& model_;
   TransitionDetector<S>& detector_;
   std::int64_t* rhs_evals_;
   std::size_t n_;
   std::vector<S> x_mid_, fa_, fb_;
   FieldFunction<S> field_;
-  Surface surface_;
+  int a_ = -1;       // the mode the motion is in: the sliding arrival's
+  Surface surface_;  // b, the guards a -> b and b -> a and the atom of each on the surface
   bool active_ = false;
 };
 
