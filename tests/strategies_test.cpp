@@ -202,7 +202,7 @@ INSTANTIATE_TEST_SUITE_P(Locating, StrategiesExactOneSided, ::testing::ValuesIn(
 // from the exact one. Every event stays one-sided (004's claim for ISMA): an atom that holds at
 // entry only because the entry point lies up to h_min before its surface is masked while the
 // field takes it out within a few h_min, and read literally (so it fires at entry, in the
-// same chain) when it does not (events/detection.hpp, drift).
+// same chain) when it does not (events/rates.hpp, RateEstimator::drift).
 TEST(StrategiesGamma, PwmServoOneSidedToTheOrderOfHMin) {
   const Model<double> model = testing::catalog_model<double>("pwm-servo");
   const Reference reference = reference_of("pwm-servo", kPwmEnd);

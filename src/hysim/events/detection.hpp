@@ -80,7 +80,7 @@ class TransitionDetector {
   int fired(int mode, S t, const S* x, bool literal = false) {
     auto* here = cache_.point(t, x);
     return reader_.first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
-      return static_cast<char>(!(!literal && masks_.masked(mode, k, i, t)) &&
+      return static_cast<char>((literal || !masks_.masked(mode, k, i, t)) &&
                                relation_holds(atom.relation, cache_.value(mode, k, i, t, x, here)));
     });
   }
