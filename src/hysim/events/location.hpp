@@ -76,6 +76,40 @@ bool consistent(const Probe<S>& p) {
   return p.fired ? p.phi >= S(0) : p.phi <= S(0);
 }
 
+// ITP's constants (Oliveira & Takahashi, section 3): kappa1 = 0.2 / (b - a), kappa2 = 2,
+// n0 = 1, and the projection radius r_j = eps 2^(n_max - j) - (b - a) / 2 with eps half the
+// final width; 2^(n_max - j) is kept as a number halved each iteration.
+template <class S>
+struct Itp {
+  S kappa1, eps, pow2;
+
+  // For the bracket [t_a, t_b] at the start; `used`: pow2 is counted (ITP is the locator).
+  Itp(const S& t_a, const S& t_b, const S& tolerance, bool used) {
+    using std::abs;
+    const S width0 = t_b - t_a;
+    kappa1 = S(0.2) / width0;
+    // eps: half the final width, one ulp of t or the tolerance, so that ITP's iteration bound
+    // covers the whole location.
+    eps = std::max<S>(tolerance / 2, machine_epsilon<S>() / 4 * std::max<S>(abs(t_a), abs(t_b)));
+    pow2 = S(2);  // 2^(n0 + n_1/2) with n_1/2 = ceil(log2(width0 / (2 eps)))
+    if (used) {
+      for (S w = width0; w > 2 * eps; w /= 2) pow2 *= 2;
+    }
+  }
+
+  // The trial point in [t_a, t_b] (midpoint mid) from the regula falsi point t_falsi.
+  S point(const S& t_a, const S& t_b, const S& mid, const S& t_falsi) {
+    using std::abs;
+    const S half = (t_b - t_a) / 2;
+    const S delta = kappa1 * (t_b - t_a) * (t_b - t_a);
+    const S sigma = mid > t_falsi ? S(1) : S(-1);
+    const S t_trunc = delta <= abs(mid - t_falsi) ? t_falsi + sigma * delta : mid;  // truncate
+    const S r = std::max<S>(eps * pow2 - half, S(0));
+    pow2 /= 2;
+    return abs(t_trunc - mid) <= r ? t_trunc : mid - sigma * r;  // project onto the minmax disk
+  }
+};
+
 }  // namespace detail
 
 // probe(t) evaluates the guard on the dense output at t. phi_a, phi_b: the crossing atom's
@@ -84,7 +118,6 @@ bool consistent(const Probe<S>& p) {
 template <class S, class ProbeFn>
 Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tolerance, ProbeFn&& probe,
                   std::int64_t* iterations) {
-  using std::abs;
   bool interpolate = locator != Locator::kBisection && phi_a < S(0) && phi_b > S(0);
   const bool safeguarded = locator == Locator::kIllinois || locator == Locator::kSecant;
   int kept_a = 0, kept_b = 0;  // Illinois: how many times in a row each end was kept
@@ -94,19 +127,7 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
   // the bracket in three trial points (a flat, multiple root), the next point is the midpoint.
   S width_mark = t_b - t_a;
   int since_halving = 0;
-
-  // ITP's constants (Oliveira & Takahashi, section 3): kappa1 = 0.2 / (b - a), kappa2 = 2,
-  // n0 = 1, and the projection radius r_j = eps 2^(n_max - j) - (b - a) / 2 with eps half the
-  // final width; 2^(n_max - j) is kept as a number halved each iteration.
-  const S width0 = t_b - t_a;
-  const S kappa1 = S(0.2) / width0;
-  // eps: half the final width, one ulp of t or the tolerance, so that ITP's iteration bound
-  // covers the whole location.
-  const S eps = std::max<S>(tolerance / 2, machine_epsilon<S>() / 4 * std::max<S>(abs(t_a), abs(t_b)));
-  S pow2 = S(2);  // 2^(n0 + n_1/2) with n_1/2 = ceil(log2(width0 / (2 eps)))
-  if (locator == Locator::kItp) {
-    for (S w = width0; w > 2 * eps; w /= 2) pow2 *= 2;
-  }
+  detail::Itp<S> itp(t_a, t_b, tolerance, locator == Locator::kItp);
 
   while (t_b - t_a > tolerance && detail::splittable(t_a, t_b)) {
     const S mid = t_a + (t_b - t_a) / 2;
@@ -126,13 +147,7 @@ Bracket<S> locate(Locator locator, S t_a, S t_b, S phi_a, S phi_b, const S& tole
         t = phi_1 != phi_0 ? t_1 - phi_1 * (t_1 - t_0) / (phi_1 - phi_0) : t_falsi;
         if (!(t > t_a && t < t_b)) t = t_falsi;
       } else {
-        const S half = (t_b - t_a) / 2;
-        const S delta = kappa1 * (t_b - t_a) * (t_b - t_a);
-        const S sigma = mid > t_falsi ? S(1) : S(-1);
-        const S t_trunc = delta <= abs(mid - t_falsi) ? t_falsi + sigma * delta : mid;  // truncate
-        const S r = std::max<S>(eps * pow2 - half, S(0));
-        t = abs(t_trunc - mid) <= r ? t_trunc : mid - sigma * r;  // project onto the minmax disk
-        pow2 /= 2;
+        t = itp.point(t_a, t_b, mid, t_falsi);
       }
       if (safeguarded && t <= t_a) {
         t = next_up(t_a);  // the last ulps: the root is within rounding of t_a
