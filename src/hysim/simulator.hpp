@@ -95,8 +95,11 @@ template <class S>
 class Simulator {
  public:
   // The model must be finalized and outlive the simulator; the options are validated here
-  // (InvalidArgument names the culprit), the strategy looked up in strategy_catalog().
+  // (InvalidArgument names the culprit), the strategy looked up in strategy_catalog(), and
+  // its own options checked. `settings`: the values of a registered strategy's own options
+  // (StrategyOption, events/strategy.hpp) that SimulationOptions does not hold.
   Simulator(const Model<S>& model, SimulationOptions options);
+  Simulator(const Model<S>& model, SimulationOptions options, StrategySettings settings);
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -108,7 +111,7 @@ class Simulator {
   // The run ends (RunReason::kInterrupted) at the first step it begins after *flag becomes
   // true, with everything computed so far passed to the observer. The flag is only read, and
   // may be set from another thread or a signal handler (std::atomic<bool> is lock-free).
-  // Null: no such check. The strategy cvode, which brings its own loop, does not read it.
+  // Null: no such check. Every engine polls it (the CVODE peer after each internal step).
   void stop_when(const std::atomic<bool>* flag);
 
   // The counters of the current or last run (as in the result).

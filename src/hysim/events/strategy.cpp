@@ -1,6 +1,9 @@
 #include "hysim/events/strategy.hpp"
 
+#include <algorithm>
+
 #include "hysim/core/errors.hpp"
+#include "hysim/run/option_table.hpp"
 #include "hysim/events/strategies/bisection.hpp"
 #include "hysim/events/strategies/double_sided.hpp"
 #include "hysim/events/strategies/gamma.hpp"
@@ -26,15 +29,18 @@ std::deque<StrategyInfo> built_in() {
   catalog.push_back(strategy_entry<ItpStrategy>("itp", "one-sided ITP (interpolate, truncate, project) bracketing",
                                                 "Oliveira & Takahashi, ACM TOMS 47(1), 2021"));
   catalog.push_back(strategy_entry<GammaStrategy>(
-      "gamma", "gamma-limited steps toward the surface down to h_min, then switch", "004, Algorithms 1-3 (ISMA)"));
+      "gamma", "gamma-limited steps toward the surface down to h_min, then switch", "004, Algorithms 1-3 (ISMA)",
+      GammaStrategy<double>::options(), &GammaStrategy<double>::validate));
   catalog.push_back(strategy_entry<GammaRefineStrategy>(
       "gamma-refine", "gamma-limited steps, then one-sided refinement on the dense output",
-      "004, Algorithms 1-3, with 003's one-sided location"));
+      "004, Algorithms 1-3, with 003's one-sided location", GammaRefineStrategy<double>::options(),
+      &GammaRefineStrategy<double>::validate));
   catalog.push_back(strategy_entry<DoubleSidedStrategy>(
       "double-sided", "locate, then continue from the post-event side", "Ptolemy II (004, section 9)"));
   catalog.push_back(strategy_entry<SampledStrategy>(
       "sampled", "check interior points of each step's dense output, then Illinois",
-      "sampled zero-crossing detection (cf. DifferentialEquations.jl interp_points)"));
+      "sampled zero-crossing detection (cf. DifferentialEquations.jl interp_points)",
+      SampledStrategy<double>::options(), &SampledStrategy<double>::validate));
   return catalog;
 }
 
@@ -55,7 +61,15 @@ void register_strategy(StrategyInfo info) {
   const bool policy = info.make_double && info.make_long_double && info.make_float128;
   if (policy == info.is_driver()) {
     throw InvalidArgument("register_strategy: strategy '" + info.name +
-                          "' needs either a factory for each scalar type or a driver");
+                          "' needs either a factory for each scalar type or an engine of its own");
+  }
+  for (std::size_t i = 0; i < info.options.size(); ++i) {
+    const std::string& option = info.options[i].name;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (info.options[j].name == option) {
+        throw InvalidArgument("register_strategy: strategy '" + info.name + "' lists option '" + option + "' twice");
+      }
+    }
   }
   catalog().push_back(std::move(info));
 }
@@ -67,6 +81,48 @@ const StrategyInfo& find_strategy(std::string_view name) {
     known += (known.empty() ? "" : ", ") + info.name;
   }
   throw InvalidArgument("unknown strategy '" + std::string(name) + "' (known: " + known + ")");
+}
+
+Decimal StrategyTuning::number(std::string_view name) const {
+  for (const StrategyOption& row : rows_) {
+    if (row.name != name) continue;
+    if (const auto set = settings_.find(name); set != settings_.end()) return set->second;
+    for (const OptionInfo& info : option_table()) {  // a field of SimulationOptions
+      if (info.name != name) continue;
+      if (const auto* member = std::get_if<Decimal SimulationOptions::*>(&info.member)) return options_.**member;
+      if (const auto* member = std::get_if<int SimulationOptions::*>(&info.member)) {
+        return Decimal(static_cast<double>(options_.**member));
+      }
+    }
+    return row.default_value;
+  }
+  throw InvalidArgument("strategy " + options_.strategy + " has no option " + std::string(name));
+}
+
+void require_option(bool ok, std::string_view name, const Decimal& value, std::string_view constraint) {
+  if (!ok) {
+    throw InvalidArgument("option " + std::string(name) + " = " + value.str() + " violates " + std::string(constraint));
+  }
+}
+
+void StrategyInfo::check(const SimulationOptions& run_options, const StrategySettings& settings) const {
+  for (const auto& [option, value] : settings) {
+    const bool known = std::any_of(options.begin(), options.end(), [&](const StrategyOption& row) { return row.name == option; });
+    if (known) continue;
+    std::string names;
+    for (const StrategyOption& row : options) names += (names.empty() ? "" : ", ") + row.name;
+    throw InvalidArgument("strategy " + name + " has no option " + option + " (its options: " +
+                          (names.empty() ? "none" : names) + ")");
+  }
+  if (validate) validate(StrategyTuning(run_options, settings, options));
+}
+
+StrategyOption option_row(std::string_view name) {
+  const SimulationOptions defaults;
+  for (const OptionInfo& info : option_table()) {
+    if (info.name == name) return {info.name, info.unit, info.help, Decimal(option_text(defaults, info))};
+  }
+  throw InvalidArgument("option_row: no option " + std::string(name));
 }
 
 }  // namespace hysim

@@ -22,17 +22,21 @@
 // same statistics, so that they can be compared on equal terms (`hysim compare`). The
 // catalog (strategy_catalog) holds the built-in ones (events/strategies/, one file each,
 // with their sources; docs/strategies.md) and any a program registers (register_strategy).
-// A catalog entry may instead be a driver: a run of its own with another integrator (the
-// CVODE peer, peers/cvode.hpp), which replaces the loop altogether.
+// A strategy is no engine: each catalog entry names the engine that runs it (events/engine.hpp),
+// the simulator's own loop for the policies here, or a peer with its own integrator and root
+// finder (the CVODE peer, peers/cvode.hpp), whose entry holds no policy. Each entry carries
+// its own options (StrategyOption) and their checks; only the chosen strategy's are read.
 #pragma once
 
-#include <atomic>
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "hysim/core/model.hpp"
 #include "hysim/core/scalar.hpp"
@@ -132,6 +136,10 @@ class EventStrategy {
   // mode that chatters. Default: the minimum step, a few ulps of t.
   virtual S time_resolution(const S& /*t*/, const S& min_step) const { return min_step; }
 
+  // Before the run: throws InvalidArgument when the strategy's tuning cannot work over the
+  // horizon [t0, t_end] (gamma: a least step below the resolution of t). Default: nothing.
+  virtual void check_horizon(const S& /*t0*/, const S& /*t_end*/) const {}
+
   // detect: interior points of each step checked before its end. Default: none.
   virtual int interior_samples() const { return 0; }
 
@@ -145,44 +153,108 @@ class EventStrategy {
   }
 };
 
-// Makes a strategy for a run in scalar type S from the run's options.
-template <class S>
-using StrategyFactory = std::function<std::unique_ptr<EventStrategy<S>>(const SimulationOptions&)>;
+// --- a strategy's own options -----------------------------------------------------------------
 
-// A run of its own (a peer with its own integrator and root finder), in double: passes
-// samples, events and steps to the observer as the simulator does, fills *stats as it goes,
-// and returns the result (a failed run: RunReason::kFailed with the message). It polls *stop
-// (when not null; Simulator::stop_when) between its steps and ends with RunReason::kInterrupted
-// once it is set.
-using StrategyDriver = std::function<RunResult<double>(const Model<double>&, const SimulationOptions&,
-                                                       Observer<double>*, RunStatistics*, const std::atomic<bool>* stop)>;
+// One option of a strategy's tuning, described once as run/option_table.hpp describes the
+// run's: its name (the JSON key; --name with '-' for '_' on the command line), unit, help and
+// default. The built-in strategies' options are fields of SimulationOptions (their rows here
+// are read off option_table()); a registered strategy's own are set per run by name
+// (StrategySettings).
+struct StrategyOption {
+  std::string name;
+  std::string unit;  // "s" for times, "" otherwise
+  std::string help;  // one line
+  Decimal default_value{0.0};
+};
+
+// Values of a registered strategy's own options, by name; an option not set keeps its default.
+using StrategySettings = std::map<std::string, Decimal, std::less<>>;
+
+// What a strategy reads when it is made or checked: the run's options, and its own options'
+// values (SimulationOptions' field of that name for a built-in one, else the setting, else
+// the default).
+class StrategyTuning {
+ public:
+  StrategyTuning(const SimulationOptions& options, const StrategySettings& settings,
+                 const std::vector<StrategyOption>& rows)
+      : options_(options), settings_(settings), rows_(rows) {}
+  const SimulationOptions& options() const { return options_; }
+  // The value of the strategy's option `name`; InvalidArgument if it declares none.
+  Decimal number(std::string_view name) const;
+
+ private:
+  const SimulationOptions& options_;
+  const StrategySettings& settings_;
+  const std::vector<StrategyOption>& rows_;
+};
+
+// Throws InvalidArgument "option NAME = VALUE violates CONSTRAINT" unless `ok` (a strategy's
+// validate(), in the words SimulationOptions::validate uses).
+void require_option(bool ok, std::string_view name, const Decimal& value, std::string_view constraint);
+// A real option at its text's own value (binary128), so that a text is not refused for its
+// double ("0.99999999999999999999" rounds to 1).
+inline float128 exact_value(const Decimal& x) { return x.to<float128>(); }
+
+// Makes a strategy for a run in scalar type S from its tuning.
+template <class S>
+using StrategyFactory = std::function<std::unique_ptr<EventStrategy<S>>(const StrategyTuning&)>;
 
 struct StrategyInfo {
   std::string name;         // as given to --strategy
   std::string description;  // one line
   std::string source;       // where the method comes from
-  // A policy for the simulator's loop, one factory per scalar type...
+  // A policy for the engine's loop, one factory per scalar type (none for a strategy that
+  // is an engine of its own, as cvode)...
   StrategyFactory<double> make_double;
   StrategyFactory<long double> make_long_double;
   StrategyFactory<float128> make_float128;
-  // ...or a driver that replaces the loop (double only), with the integrator it brings, as
-  // tables name it in place of the solver (e.g. "cvode/BDF").
-  StrategyDriver driver;
+  // ...its own options, and their checks (InvalidArgument naming the option; null: none).
+  // Only the chosen strategy's options are checked and read.
+  std::vector<StrategyOption> options;
+  std::function<void(const StrategyTuning&)> validate;
+  // The engine that runs it (engine_catalog(), events/engine.hpp): "hysim", the simulator's
+  // own loop, or a peer's that brings its own integrator, which tables name in place of the
+  // solver (driver_solver, e.g. "cvode/BDF").
+  std::string engine = kOwnEngine;
   std::string driver_solver;
 
-  bool is_driver() const { return static_cast<bool>(driver); }
+  static constexpr const char* kOwnEngine = "hysim";
+  // Whether a peer's engine drives the run (no policy of the simulator's loop).
+  bool is_driver() const { return engine != kOwnEngine; }
   template <class S>
-  std::unique_ptr<EventStrategy<S>> make(const SimulationOptions& options) const;
+  std::unique_ptr<EventStrategy<S>> make(const StrategyTuning& tuning) const;
+  // Checks `settings` (each one an option of this strategy) and this strategy's options.
+  void check(const SimulationOptions& options, const StrategySettings& settings) const;
 };
 
-// The entry for a strategy written as a class template Policy<S> constructible from the
-// run's options: the same policy in each scalar type.
+// The row of option_table() named `name` as a strategy's option (its unit, help and the
+// default of SimulationOptions): how the built-in strategies list the fields they read.
+StrategyOption option_row(std::string_view name);
+
+// The entry for a strategy written as a class template Policy<S>, constructible from its
+// tuning (or, as before tunings, from the run's options): the same policy in each scalar type.
 template <template <class> class Policy>
-StrategyInfo strategy_entry(std::string name, std::string description, std::string source) {
-  StrategyInfo info{std::move(name), std::move(description), std::move(source), {}, {}, {}, {}, {}};
-  info.make_double = [](const SimulationOptions& o) { return std::make_unique<Policy<double>>(o); };
-  info.make_long_double = [](const SimulationOptions& o) { return std::make_unique<Policy<long double>>(o); };
-  info.make_float128 = [](const SimulationOptions& o) { return std::make_unique<Policy<float128>>(o); };
+StrategyInfo strategy_entry(std::string name, std::string description, std::string source,
+                            std::vector<StrategyOption> options = {},
+                            std::function<void(const StrategyTuning&)> validate = {}) {
+  StrategyInfo info;
+  info.name = std::move(name);
+  info.description = std::move(description);
+  info.source = std::move(source);
+  info.options = std::move(options);
+  info.validate = std::move(validate);
+  const auto factory = []<class S>(S) -> StrategyFactory<S> {
+    return [](const StrategyTuning& tuning) -> std::unique_ptr<EventStrategy<S>> {
+      if constexpr (std::is_constructible_v<Policy<S>, const StrategyTuning&>) {
+        return std::make_unique<Policy<S>>(tuning);
+      } else {
+        return std::make_unique<Policy<S>>(tuning.options());
+      }
+    };
+  };
+  info.make_double = factory(0.0);
+  info.make_long_double = factory(0.0L);
+  info.make_float128 = factory(float128(0));
   return info;
 }
 
@@ -198,13 +270,13 @@ void register_strategy(StrategyInfo info);
 const StrategyInfo& find_strategy(std::string_view name);
 
 template <class S>
-std::unique_ptr<EventStrategy<S>> StrategyInfo::make(const SimulationOptions& options) const {
+std::unique_ptr<EventStrategy<S>> StrategyInfo::make(const StrategyTuning& tuning) const {
   if constexpr (std::is_same_v<S, double>) {
-    return make_double(options);
+    return make_double(tuning);
   } else if constexpr (std::is_same_v<S, long double>) {
-    return make_long_double(options);
+    return make_long_double(tuning);
   } else {
-    return make_float128(options);
+    return make_float128(tuning);
   }
 }
 

@@ -43,6 +43,7 @@
 #include "hysim/events/run_checks.hpp"
 
 #include "hysim/core/model.hpp"
+#include "hysim/run/exact_options.hpp"
 #include "hysim/run/options.hpp"
 #include "hysim/run/result.hpp"
 
@@ -61,10 +62,13 @@ class ZenoWatch {
   static constexpr std::size_t kMaxReserved = 4096;
 
   // at_resolution_test: apply the second test (pinnacles), or the geometric one only.
+  // On its own (a test), the options read here.
   ZenoWatch(const SimulationOptions& options, bool at_resolution_test)
+      : ZenoWatch(options, exact_options<S>(options), at_resolution_test) {}
+  ZenoWatch(const SimulationOptions& options, const ExactOptions<S>& exact, bool at_resolution_test)
       : events_(static_cast<std::size_t>(options.zeno_events)),
-        ratio_tolerance_(options.zeno_ratio_tolerance.to<S>("option zeno_ratio_tolerance")),
-        horizon_(options.zeno_horizon.to<S>("option zeno_horizon")),
+        ratio_tolerance_(exact.zeno_ratio_tolerance),
+        horizon_(exact.zeno_horizon),
         at_resolution_test_(at_resolution_test) {
     // The window's capacity up front (no allocation as it fills), unless zeno_events is huge:
     // --zeno-events 1e9 reserved gigabytes before the first step; such a window grows as needed.
@@ -185,10 +189,11 @@ class ZenoPolicy {
   static constexpr std::string_view kGuard = "zeno";
 
   // The model and the emitter outlive the policy.
-  ZenoPolicy(const Model<S>& model, const SimulationOptions& options, EventEmitter<S>* emitter)
-      : model_(model), emitter_(emitter), pinnacles_(options, /*at_resolution_test=*/true),
-        events_(options, /*at_resolution_test=*/false), horizon_(options.zeno_horizon.to<S>("option zeno_horizon")),
-        t_end_(options.t_end.to<S>("option t_end")), x_plus_(model.state_size()) {}
+  ZenoPolicy(const Model<S>& model, const SimulationOptions& options, const ExactOptions<S>& exact,
+             EventEmitter<S>* emitter)
+      : model_(model), emitter_(emitter), pinnacles_(options, exact, /*at_resolution_test=*/true),
+        events_(options, exact, /*at_resolution_test=*/false), horizon_(exact.zeno_horizon),
+        t_end_(exact.t_end), x_plus_(model.state_size()) {}
 
   void reset() {
     pinnacles_.reset();

@@ -39,41 +39,23 @@
 // just after the root (CVODE's "root found at and very near" error) is re-armed by a restart.
 #include "hysim/peers/cvode.hpp"
 
-#include <cvode/cvode.h>
-#include <cvode/cvode_ls.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
-#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <exception>
-#include <limits>
-#include <memory>
-#include <span>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/core/log.hpp"
-#include "hysim/events/chain.hpp"
-#include "hysim/events/detection.hpp"
-#include "hysim/events/event_emitter.hpp"
+#include "hysim/events/engine.hpp"
+#include "hysim/events/ledger.hpp"
 #include "hysim/events/run_checks.hpp"
-#include "hysim/events/zeno.hpp"
+#include "hysim/peers/cvode_solver.hpp"
 
 namespace hysim {
 namespace {
 
-static_assert(std::is_same_v<realtype, double>, "the CVODE peer needs SUNDIALS built with double realtype");
-
-// What a field or root-function callback returns to CVODE (CVODE guide, 4.6.1-4.6.2).
-constexpr int kCallbackOk = 0;
-constexpr int kCallbackUnrecoverable = -1;  // CVode returns at once with an error flag
+using cvode_detail::CvodeSolver;
+using cvode_detail::RootFunction;
 
 // The time resolution, this many eps max(|t|, 1) (the engine's smallest step): events closer
 // than it to the previous one count as at the same time.
@@ -84,153 +66,84 @@ constexpr double kEndResolutionEps = 4.0;
 // A step this close to max_step (relative) was limited by it.
 constexpr double kMaxStepSlack = 1e-9;
 
-// Owners of the SUNDIALS objects, freed by their own destructors.
-struct FreeContext {
-  void operator()(SUNContext context) const { SUNContext_Free(&context); }
-};
-struct FreeVector {
-  void operator()(N_Vector v) const { N_VDestroy(v); }
-};
-struct FreeMatrix {
-  void operator()(SUNMatrix m) const { SUNMatDestroy(m); }
-};
-struct FreeLinearSolver {
-  void operator()(SUNLinearSolver s) const { SUNLinSolFree(s); }
-};
-struct FreeNonlinearSolver {
-  void operator()(SUNNonlinearSolver s) const { SUNNonlinSolFree(s); }
-};
-struct FreeCvode {
-  void operator()(void* memory) const { CVodeFree(&memory); }
-};
-using ContextHandle = std::unique_ptr<std::remove_pointer_t<SUNContext>, FreeContext>;
-using VectorHandle = std::unique_ptr<std::remove_pointer_t<N_Vector>, FreeVector>;
-using MatrixHandle = std::unique_ptr<std::remove_pointer_t<SUNMatrix>, FreeMatrix>;
-using LinearSolverHandle = std::unique_ptr<std::remove_pointer_t<SUNLinearSolver>, FreeLinearSolver>;
-using NonlinearSolverHandle = std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, FreeNonlinearSolver>;
-using CvodeHandle = std::unique_ptr<void, FreeCvode>;
-
-// "CV_ROOT_RETURN" for CV_ROOT_RETURN (CVodeGetReturnFlagName allocates the name).
-std::string flag_name(int flag) {
-  std::unique_ptr<char, decltype(&std::free)> name(CVodeGetReturnFlagName(flag), &std::free);
-  return name ? std::string(name.get()) : "flag " + std::to_string(flag);
-}
-
-// One root function: an atom of a transition of the active mode.
-struct RootFunction {
-  const Atom<double>* atom = nullptr;
-  int transition = -1;
-};
-
-class CvodeRun {
+class CvodeEngine final : public Engine<double> {
  public:
-  CvodeRun(const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
-           RunStatistics* stats, CvodeMethod method, const std::atomic<bool>* interrupt)
+  CvodeEngine(const Model<double>& model, const ExactOptions<double>& exact, RunLedger<double>& ledger,
+              CvodeMethod method, std::int64_t event_limit)
       : model_(model),
-        options_(options),
-        observer_(observer),
-        stats_(stats),
+        exact_(exact),
+        ledger_(ledger),
         method_(method),
-        interrupt_(interrupt),
+        event_limit_(event_limit),
         n_(model.state_size()),
-        detector_(model, &stats->guard_evals),
-        chain_(model, options.chain_limit, &detector_, &stats->rhs_evals),
-        emitter_(model, options, &chain_, stats),
-        zeno_(model, options, &emitter_),
-        field_(n_) {
-    // Root functions of each mode: every atom of every transition, in declaration order.
-    roots_of_mode_.resize(model.modes.size());
-    for (std::size_t a = 0; a < model.modes.size(); ++a) {
-      const auto& transitions = model.modes[a].transitions;
-      for (std::size_t k = 0; k < transitions.size(); ++k) {
-        for (const Atom<double>& atom : transitions[k].guard.atoms()) {
-          roots_of_mode_[a].push_back({&atom, static_cast<int>(k)});
-        }
-      }
-    }
-  }
+        solver_(model, exact, method, &ledger.stats(), &mode_),
+        field_(n_) {}
 
-  RunResult<double> run() {
-    *stats_ = RunStatistics{};
-    emitter_.reset(observer_);
-    zeno_.reset();
-    stop_ = false;
-    const double t_end = options_.t_end;
-    double t = model_.t0;
-    mode_ = model_.initial_mode;
-    std::vector<double> x(model_.x0.begin(), model_.x0.end());
-    check_finite(t, x.data(), "the initial state");
-    if (observer_) observer_->on_start(model_, options_);
-
-    // Zeros at t0, as the engine asks them: a guard of the initial mode that already fires,
-    // or sits at 0 and is driven across, starts a chain at t0. CVODE starts after it.
-    evaluate_field_or_throw(t, x.data());
-    const FiredTransition at_start = detector_.fired_after(mode_, t, x.data(), t, nullptr, field_.data());
-    sample(t, x.data());
-    if (at_start.index >= 0) {
-      const bool one_sided = detector_.fired(mode_, t, x.data()) < 0;
-      const auto outcome = emitter_.take(mode_, at_start.index, t, x.data(), t, nullptr, one_sided, time_resolution(t));
-      mode_ = outcome.arrival.mode;
-      std::copy(outcome.arrival.x, outcome.arrival.x + n_, x.begin());
-      sample(t, x.data());
-    }
-    start(t, x.data());
-
-    RunResult<double> result;
-    while (true) {
-      if (stop_) {
-        result.reason = RunReason::kZeno;
-        break;
-      }
-      if (stats_->events >= options_.event_limit) {
-        result.reason = RunReason::kEventLimit;
-        break;
-      }
-      // Polled after each internal step (CV_ONE_STEP returns after one), as the engine polls.
-      if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) {
-        result.reason = RunReason::kInterrupted;
-        break;
-      }
-      // An event within a few ulps of t_end ends the run: CVODE cannot start on what remains.
-      if (t_end - t <= kEndResolutionEps * machine_epsilon<double>() * std::max(std::abs(t), std::abs(t_end))) break;
-
-      double t_returned = t;
-      problem_.clear();
-      cvode_message_.clear();
-      error_function_.clear();
-      const int flag = CVode(memory_.get(), t_end, y_.get(), &t_returned, CV_ONE_STEP);
-      if (failure_) std::rethrow_exception(failure_);
-      sync_counters();
-      if (flag == CV_ILL_INPUT && error_function_ == "cvRcheck2" && root_without_event_) {
-        t = restart_after_zero_plateau();
-        continue;
-      }
-      if (flag < 0) fail(flag, "CVode");
-      note_step();
-      if (flag == CV_ROOT_RETURN) {
-        if (at_root(t_returned)) t = t_resume_;
-        continue;
-      }
-      // CV_SUCCESS (a step ended at t_n) or CV_TSTOP_RETURN (t_end reached).
-      t = t_returned;
-      at_step_end(t);
-      if (flag == CV_TSTOP_RETURN) break;
-    }
-
-    const double* y = N_VGetArrayPointer(y_.get());
-    result.t = t;
-    result.mode = mode_;
-    result.x.assign(y, y + n_);
-    result.stats = *stats_;
-    result.zeno_detected = zeno_.detected();
-    result.zeno_of_pinnacles = zeno_.of_pinnacles();
-    result.t_zeno = zeno_.t_zeno();
-    result.message =
-        result_message(result, model_, std::string(" (CVODE ") + (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")");
-    return result;
+  RunResult<double> run(const std::atomic<bool>* interrupt) override {
+    double t = start();
+    const RunReason reason = loop(&t, interrupt);
+    const double* y = solver_.y();
+    return ledger_.result(reason, t, mode_, y,
+                          std::string(" (CVODE ") + (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")");
   }
 
  private:
+  // t0 as the engine asks it: a guard of the initial mode that already fires, or sits at 0 and
+  // is driven across, starts a chain at t0 (the ledger's). CVODE starts after it. Returns t0.
+  double start() {
+    const double t = model_.t0;
+    mode_ = model_.initial_mode;
+    std::vector<double> x(model_.x0.begin(), model_.x0.end());
+    check_finite(model_, mode_, t, x.data(), "the initial state");
+    ledger_.started();
+    evaluate_field_or_throw(t, x.data());
+    const int at_start = ledger_.fires_at_start(mode_, t, x.data(), field_.data());
+    sample(t, x.data());
+    if (at_start >= 0) {
+      const bool one_sided = ledger_.satisfies(mode_, t, x.data());
+      const AfterEvent<double> after =
+          ledger_.event(mode_, at_start, t, x.data(), t, nullptr, one_sided, time_resolution(t), time_resolution(t));
+      mode_ = after.arrival.mode;
+      std::copy(after.arrival.x, after.arrival.x + n_, x.begin());
+      sample(t, x.data());
+    }
+    solver_.start(t, x.data());
+    restarted(t);
+    return t;
+  }
+
+  // CVode one step at a time with stop time t_end, until the end, an event limit, a stop, or
+  // Zeno without a continuation; *t is where the run stands.
+  RunReason loop(double* t, const std::atomic<bool>* interrupt) {
+    const double t_end = exact_.t_end;
+    while (true) {
+      if (zeno_stop_) return RunReason::kZeno;
+      if (ledger_.stats().events >= event_limit_) return RunReason::kEventLimit;
+      // Polled after each internal step (CV_ONE_STEP returns after one), as the engine polls.
+      if (interrupt != nullptr && interrupt->load(std::memory_order_relaxed)) return RunReason::kInterrupted;
+      // An event within a few ulps of t_end ends the run: CVODE cannot start on what remains.
+      if (t_end - *t <= kEndResolutionEps * machine_epsilon<double>() * std::max(std::abs(*t), std::abs(t_end))) {
+        return RunReason::kReachedEnd;
+      }
+      double t_returned = *t;
+      const int flag = solver_.step(&t_returned);
+      if (flag == CV_ILL_INPUT && solver_.error_function() == "cvRcheck2" && root_without_event_) {
+        *t = restart_after_zero_plateau();
+        continue;
+      }
+      if (flag < 0) solver_.fail(flag, "CVode");
+      note_step();
+      if (flag == CV_ROOT_RETURN) {
+        if (at_root(t_returned)) *t = t_resume_;
+        continue;
+      }
+      // CV_SUCCESS (a step ended at t_n) or CV_TSTOP_RETURN (t_end reached).
+      *t = t_returned;
+      at_step_end(*t);
+      if (flag == CV_TSTOP_RETURN) return RunReason::kReachedEnd;
+    }
+  }
+
   // ---- what a return of CVode means -------------------------------------------------------
 
   // CV_ROOT_RETURN at t_r: an atom crossed (CVODE's root is the far end of its final bracket,
@@ -238,11 +151,10 @@ class CvodeRun {
   // not one-sided (x does not satisfy the mode it leaves); the chain is resolved and CVODE
   // restarts in the arrival mode. Returns whether an event happened.
   bool at_root(double t_r) {
-    // y(t_r) from CVODE's interpolant (cvRcheck2 may have left y at a probe next to t_r).
-    check(CVodeGetDky(memory_.get(), t_r, 0, y_.get()), "CVodeGetDky");
-    double* y = N_VGetArrayPointer(y_.get());
-    check_finite(t_r, y, "the state");
-    int fired = detector_.fired(mode_, t_r, y);
+    solver_.interpolate(t_r);  // cvRcheck2 may have left y at a probe next to t_r
+    double* y = solver_.y();
+    check_finite(model_, mode_, t_r, y, "the state");
+    int fired = ledger_.detector().fired(mode_, t_r, y);
     bool one_sided = false;
     if (fired < 0 && an_atom_is_zero(t_r, y)) {
       fired = fired_after_zero(t_r, y);
@@ -255,47 +167,34 @@ class CvodeRun {
     }
     report_step(t_r, StepLimit::kEvent);
     sample(t_r, y);
-    const EventOrigin origin{mode_, fired};
-    const auto outcome = emitter_.take(mode_, fired, t_r, y, t_r, nullptr, one_sided, time_resolution(t_r));
-    mode_ = outcome.arrival.mode;
-    std::copy(outcome.arrival.x, outcome.arrival.x + n_, y);  // the chain copied x_a first
+    const AfterEvent<double> after =
+        ledger_.event(mode_, fired, t_r, y, t_r, nullptr, one_sided, time_resolution(t_r), time_resolution(t_r));
+    mode_ = after.arrival.mode;
+    std::copy(after.arrival.x, after.arrival.x + n_, y);  // the chain copied x- first
     sample(t_r, y);
     t_resume_ = t_r;
-    if (at_zeno(t_r, y, outcome.pinnacle, origin)) {
-      if (stop_) return true;
+    if (after.next == AfterEvent<double>::Next::kContinueZeno) {  // at t_inf in the continuation
+      mode_ = after.zeno_mode;
+      std::copy(after.zeno_x, after.zeno_x + n_, y);
+      t_resume_ = after.t_zeno;
+      sample(t_resume_, y);
     }
-    restart(t_resume_);
+    zeno_stop_ = after.next == AfterEvent<double>::Next::kStop;
+    if (!zeno_stop_) restart(t_resume_);
     return true;
-  }
-
-  // After an event at t_r with arrival state y (events/zeno.hpp, ZenoPolicy, as the engine
-  // does; `pinnacle`: its chain visited one): true when Zeno is declared; then either stop_, or
-  // y is the continuation's state and integration goes on at t_inf in its mode.
-  bool at_zeno(double t_r, double* y, bool pinnacle, EventOrigin origin) {
-    switch (zeno_.observe(t_r, time_resolution(t_r), mode_, y, pinnacle, origin)) {
-      case ZenoPolicy<double>::Verdict::kNone: return false;
-      case ZenoPolicy<double>::Verdict::kStop: stop_ = true; return true;
-      case ZenoPolicy<double>::Verdict::kContinue:
-        mode_ = model_.zeno.mode;
-        std::copy(zeno_.continuation_state(), zeno_.continuation_state() + n_, y);
-        t_resume_ = zeno_.t_zeno();
-        sample(t_resume_, y);
-        return true;
-    }
-    return false;
   }
 
   // CV_SUCCESS or CV_TSTOP_RETURN at t: the step pending since the last look ends here (it
   // may have ended earlier, at a root without an event, and is reported now).
   void at_step_end(double t) {
-    const double* y = N_VGetArrayPointer(y_.get());
-    check_finite(t, y, "the state");
+    const double* y = solver_.y();
+    check_finite(model_, mode_, t, y, "the state");
     if (!step_pending_) return;
     const double h = t - pending_start_;
     StepLimit limit = StepLimit::kIntegrator;
-    if (t >= options_.t_end) {
+    if (t >= exact_.t_end) {
       limit = StepLimit::kEnd;
-    } else if (options_.max_step > 0 && h >= options_.max_step * (1 - kMaxStepSlack)) {
+    } else if (exact_.max_step > 0 && h >= exact_.max_step * (1 - kMaxStepSlack)) {
       limit = StepLimit::kMaxStep;
     }
     report_step(t, limit);
@@ -309,159 +208,27 @@ class CvodeRun {
   // with zeros at t0 (re-arming after a zero). Returns t_r.
   double restart_after_zero_plateau() {
     const double t_r = last_root_t_;
-    check(CVodeGetDky(memory_.get(), t_r, 0, y_.get()), "CVodeGetDky");
-    HYSIM_LOG_DEBUG("CVODE restart at t = {:.17g}: an atom of mode {} stays 0 after a root", t_r, mode_name());
+    solver_.interpolate(t_r);
+    HYSIM_LOG_DEBUG("CVODE restart at t = {:.17g}: an atom of mode {} stays 0 after a root", t_r,
+                    model_.modes[static_cast<std::size_t>(mode_)].name);
     report_step(t_r, StepLimit::kEvent);
-    sample(t_r, N_VGetArrayPointer(y_.get()));
+    sample(t_r, solver_.y());
     restart(t_r);
     return t_r;
   }
 
-  // ---- CVODE setup ------------------------------------------------------------------------
-
-  // Creates CVODE at (t0, x0) in mode_ with the options' tolerances and step bounds.
-  void start(double t0, const double* x0) {
-    SUNContext context = nullptr;
-    if (SUNContext_Create(nullptr, &context) != 0 || context == nullptr) {
-      throw SimulationError(where(t0) + ": SUNContext_Create failed");
-    }
-    context_.reset(context);
-    y_.reset(N_VNew_Serial(static_cast<sunindextype>(n_), context));
-    if (!y_) throw SimulationError(where(t0) + ": N_VNew_Serial failed");
-    std::copy(x0, x0 + n_, N_VGetArrayPointer(y_.get()));
-
-    memory_.reset(CVodeCreate(method_ == CvodeMethod::kBdf ? CV_BDF : CV_ADAMS, context));
-    if (!memory_) throw SimulationError(where(t0) + ": CVodeCreate failed");
-    void* memory = memory_.get();
-    check(CVodeSetErrHandlerFn(memory, &CvodeRun::on_cvode_message, this), "CVodeSetErrHandlerFn");
-    check(CVodeInit(memory, &CvodeRun::field_callback, t0, y_.get()), "CVodeInit");
-    check(CVodeSetUserData(memory, this), "CVodeSetUserData");
-    check(CVodeSStolerances(memory, options_.rtol, options_.atol), "CVodeSStolerances");
-    if (method_ == CvodeMethod::kBdf) {
-      // Newton iteration (CVODE's default nonlinear solver) on a dense matrix; no Jacobian
-      // function is given, so CVODE forms it by difference quotients of the field.
-      matrix_.reset(SUNDenseMatrix(static_cast<sunindextype>(n_), static_cast<sunindextype>(n_), context));
-      if (!matrix_) throw SimulationError(where(t0) + ": SUNDenseMatrix failed");
-      linear_solver_.reset(SUNLinSol_Dense(y_.get(), matrix_.get(), context));
-      if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_Dense failed");
-      check(CVodeSetLinearSolver(memory, linear_solver_.get(), matrix_.get()), "CVodeSetLinearSolver");
-    } else {
-      // Fixed-point (functional) iteration without acceleration: the non-stiff pairing.
-      nonlinear_solver_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, context));
-      if (!nonlinear_solver_) throw SimulationError(where(t0) + ": SUNNonlinSol_FixedPoint failed");
-      check(CVodeSetNonlinearSolver(memory, nonlinear_solver_.get()), "CVodeSetNonlinearSolver");
-    }
-    if (options_.max_step > 0) check(CVodeSetMaxStep(memory, options_.max_step), "CVodeSetMaxStep");
-    if (options_.min_step > 0) check(CVodeSetMinStep(memory, options_.min_step), "CVodeSetMinStep");
-    if (options_.initial_step > 0) check(CVodeSetInitStep(memory, options_.initial_step), "CVodeSetInitStep");
-    check(CVodeSetStopTime(memory, options_.t_end), "CVodeSetStopTime");
-    arm_roots();
-    root_without_event_ = false;
-    step_start_ = t0;
-    steps_seen_ = 0;
-    step_pending_ = false;
+  // CVODE starts afresh at (t, y) in the active mode.
+  void restart(double t) {
+    solver_.restart(t);
+    restarted(t);
   }
 
-  // After an event (or at a zero plateau): CVODE starts afresh (order 1, its own first-step
-  // estimate) at (t, y_).
-  void restart(double t) {
-    void* memory = memory_.get();
-    steps_base_ = stats_->steps_accepted;
-    rejected_base_ = stats_->steps_rejected;
-    check(CVodeReInit(memory, t, y_.get()), "CVodeReInit");
+  // No step pending, no root seen, since the (re)start at t.
+  void restarted(double t) {
     root_without_event_ = false;
-    // initial_step is the run's first step; later starts use CVODE's estimate (hin = 0).
-    if (options_.initial_step > 0) check(CVodeSetInitStep(memory, 0.0), "CVodeSetInitStep");
-    check(CVodeSetStopTime(memory, options_.t_end), "CVodeSetStopTime");
-    arm_roots();
     step_start_ = t;
     steps_seen_ = 0;
     step_pending_ = false;
-  }
-
-  // One root function per atom of mode_'s guards. Clearing first makes CVODE allocate its
-  // root memory afresh, so that no atom of the previous mode stays marked inactive.
-  void arm_roots() {
-    void* memory = memory_.get();
-    check(CVodeRootInit(memory, 0, nullptr), "CVodeRootInit");
-    const int count = static_cast<int>(roots().size());
-    if (count > 0) check(CVodeRootInit(memory, count, &CvodeRun::root_callback), "CVodeRootInit");
-  }
-
-  // ---- callbacks (called from C: they catch everything and report by return value) ---------
-
-  static int field_callback(realtype t, N_Vector y, N_Vector dydt, void* self) {
-    return static_cast<CvodeRun*>(self)->field(t, N_VGetArrayPointer(y), N_VGetArrayPointer(dydt));
-  }
-
-  static int root_callback(realtype t, N_Vector y, realtype* g, void* self) {
-    return static_cast<CvodeRun*>(self)->atoms(t, N_VGetArrayPointer(y), g);
-  }
-
-  static void on_cvode_message(int code, const char* module, const char* function, char* message, void* self) {
-    try {
-      const std::string text = std::string(module) + " " + function + ": " + message;
-      if (code == CV_WARNING) {
-        HYSIM_LOG_DEBUG("CVODE warning: {}", text);
-      } else {
-        static_cast<CvodeRun*>(self)->cvode_message_ = text;
-        static_cast<CvodeRun*>(self)->error_function_ = function;
-      }
-    } catch (...) {
-      // Losing the message text is harmless: the flag still reaches fail().
-    }
-  }
-
-  // f_a(t, x) of the active mode. A non-finite value ends the run, as in the engine: it is
-  // reported to CVODE as unrecoverable (CV_RHSFUNC_FAIL), and fail() names the component.
-  // (As a recoverable error CVODE would retry with ever smaller steps that approach the
-  // poisoned region without end.)
-  int field(double t, const double* x, double* dxdt) noexcept {
-    ++stats_->rhs_evals;
-    return guarded([&] {
-      model_.modes[static_cast<std::size_t>(mode_)].field(t, x, dxdt);
-      for (std::size_t j = 0; j < n_; ++j) {
-        if (!std::isfinite(dxdt[j])) {
-          problem_ = "the field returned d" + model_.state_names[j] + "/dt = " + format_scalar(dxdt[j]) +
-                     " at t = " + format_scalar(t);
-          return kCallbackUnrecoverable;
-        }
-      }
-      return kCallbackOk;
-    });
-  }
-
-  // Runs a callback's body: an exception is kept, and rethrown after CVode returns.
-  template <class Body>
-  int guarded(Body&& body) noexcept {
-    try {
-      return body();
-    } catch (...) {
-      failure_ = std::current_exception();
-      return kCallbackUnrecoverable;
-    }
-  }
-
-  // e_i(t, x) of every root function of the active mode.
-  int atoms(double t, const double* x, double* g) noexcept {
-    double t_n = t;
-    CVodeGetCurrentTime(memory_.get(), &t_n);
-    if (t != t_n) ++stats_->root_iterations;
-    return guarded([&] {
-      const auto& functions = roots();
-      for (std::size_t i = 0; i < functions.size(); ++i) {
-        ++stats_->guard_evals;
-        g[i] = functions[i].atom->e(t, x);
-        if (!std::isfinite(g[i])) {
-          const auto& mode = model_.modes[static_cast<std::size_t>(mode_)];
-          problem_ = "guard '" + mode.transitions[static_cast<std::size_t>(functions[i].transition)].name +
-                     "' atom '" + functions[i].atom->name + "' evaluated to " + format_scalar(g[i]) +
-                     " at t = " + format_scalar(t);
-          return kCallbackUnrecoverable;
-        }
-      }
-      return kCallbackOk;
-    });
   }
 
   // ---- events -----------------------------------------------------------------------------
@@ -470,8 +237,8 @@ class CvodeRun {
   // strict relation (x < 0 reached at x = 0) no guard fires literally there, yet one holds an
   // instant later, and CVODE will not report the same crossing again.
   bool an_atom_is_zero(double t, const double* x) {
-    for (const RootFunction& function : roots()) {
-      ++stats_->guard_evals;
+    for (const RootFunction& function : solver_.roots()) {
+      ++ledger_.stats().guard_evals;
       if (function.atom->e(t, x) == 0.0) return true;
     }
     return false;
@@ -482,25 +249,23 @@ class CvodeRun {
   // engine does at mode entry. -1 when none does.
   int fired_after_zero(double t, const double* x) {
     evaluate_field_or_throw(t, x);
-    return detector_.fired_after(mode_, t, x, t, nullptr, field_.data()).index;
+    return ledger_.detector().fired_after(mode_, t, x, t, nullptr, field_.data()).index;
   }
 
   // ---- bookkeeping ------------------------------------------------------------------------
 
   // A step CVODE took since the last look becomes the pending step [step_start_, t_n].
   void note_step() {
-    long steps = 0;
-    check(CVodeGetNumSteps(memory_.get(), &steps), "CVodeGetNumSteps");
+    const long steps = solver_.steps();
     if (steps == steps_seen_) return;
     steps_seen_ = steps;
-    double t_n = step_start_;
-    check(CVodeGetCurrentTime(memory_.get(), &t_n), "CVodeGetCurrentTime");
+    const double t_n = solver_.current_time();
     // A step of at most eps |t| (about one ulp of t) makes no progress; CVODE itself only
     // warns that t + h == t and goes on. (options.min_step is CVODE's own hmin.)
     const double h = t_n - step_start_;
     const double h_floor = machine_epsilon<double>() * std::abs(step_start_);
     if (h <= h_floor) {
-      throw SimulationError(where(step_start_) + ": step size " + format_scalar(h) +
+      throw SimulationError(where(model_, mode_, step_start_) + ": step size " + format_scalar(h) +
                             " does not advance t (at most eps |t| = " + format_scalar(h_floor) +
                             "; stiff, singular or discontinuous field?)");
     }
@@ -514,119 +279,70 @@ class CvodeRun {
     if (!step_pending_) return;
     step_pending_ = false;
     const double h = t_stop - pending_start_;
-    HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} mode {} ({})", pending_start_, h, mode_name(), step_limit_name(limit));
-    if (observer_) observer_->on_step(pending_start_, h, limit);
+    HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} mode {} ({})", pending_start_, h,
+                    model_.modes[static_cast<std::size_t>(mode_)].name, step_limit_name(limit));
+    ledger_.observer().on_step(pending_start_, h, limit);
   }
 
-  // RunStatistics' step counters from CVODE's, plus those of earlier (re)starts.
-  void sync_counters() {
-    long steps = 0, error_test_fails = 0, solve_fails = 0;
-    void* memory = memory_.get();
-    check(CVodeGetNumSteps(memory, &steps), "CVodeGetNumSteps");
-    check(CVodeGetNumErrTestFails(memory, &error_test_fails), "CVodeGetNumErrTestFails");
-    check(CVodeGetNumStepSolveFails(memory, &solve_fails), "CVodeGetNumStepSolveFails");
-    stats_->steps_accepted = steps_base_ + steps;
-    stats_->steps_rejected = rejected_base_ + error_test_fails + solve_fails;
-  }
-
-  void sample(double t, const double* x) {
-    if (observer_) observer_->on_sample(t, mode_, std::span<const double>(x, n_));
-  }
+  void sample(double t, const double* x) { ledger_.sample(t, mode_, x); }
 
   // field_ = f_a(t, x), counted; a non-finite value throws.
   void evaluate_field_or_throw(double t, const double* x) {
-    ++stats_->rhs_evals;
+    ++ledger_.stats().rhs_evals;
     model_.modes[static_cast<std::size_t>(mode_)].field(t, x, field_.data());
     for (std::size_t j = 0; j < n_; ++j) {
       if (!std::isfinite(field_[j])) {
-        throw SimulationError(where(t) + ": the field returned d" + model_.state_names[j] +
+        throw SimulationError(where(model_, mode_, t) + ": the field returned d" + model_.state_names[j] +
                               "/dt = " + format_scalar(field_[j]));
       }
     }
-  }
-
-  void check_finite(double t, const double* x, const char* what) const {
-    hysim::check_finite(model_, mode_, t, x, what);
-  }
-
-  // A SUNDIALS call that must succeed.
-  void check(int flag, const char* call) {
-    if (flag < 0) fail(flag, call);
-  }
-
-  // Throws SimulationError for a CVODE error flag: where the run stands (CVODE's t_n), which
-  // call, the flag's name, what a callback found wrong (at its own, trial, time) and CVODE's
-  // own message.
-  [[noreturn]] void fail(int flag, const char* call) {
-    if (failure_) std::rethrow_exception(failure_);
-    double t = std::numeric_limits<double>::quiet_NaN();  // t_n: where the run stands
-    if (memory_) CVodeGetCurrentTime(memory_.get(), &t);
-    std::string message = where(t) + ": " + call + " returned " + flag_name(flag);
-    if (!problem_.empty()) message += ": " + problem_;
-    if (!cvode_message_.empty()) message += " [" + cvode_message_ + "]";
-    throw SimulationError(message);
   }
 
   double time_resolution(double t) const {
     return kTimeResolutionEps * machine_epsilon<double>() * std::max(std::abs(t), 1.0);
   }
 
-  const std::vector<RootFunction>& roots() const { return roots_of_mode_[static_cast<std::size_t>(mode_)]; }
-
-  const std::string& mode_name() const { return model_.modes[static_cast<std::size_t>(mode_)].name; }
-
-  std::string where(double t) const { return hysim::where(model_, mode_, t); }
-
   const Model<double>& model_;
-  const SimulationOptions& options_;
-  Observer<double>* observer_;
-  RunStatistics* stats_;
+  const ExactOptions<double>& exact_;
+  RunLedger<double>& ledger_;
   CvodeMethod method_;
-  const std::atomic<bool>* interrupt_;  // the caller's stop flag (run_cvode), or null
+  std::int64_t event_limit_;
   std::size_t n_;
-  TransitionDetector<double> detector_;
-  TransitionChain<double> chain_;
-  EventEmitter<double> emitter_;
-  ZenoPolicy<double> zeno_;
-  std::vector<std::vector<RootFunction>> roots_of_mode_;
+  int mode_ = 0;  // the active mode, read by the solver's callbacks
+  CvodeSolver solver_;
   std::vector<double> field_;
-  int mode_ = 0;
-  double t_resume_ = 0.0;  // where integration goes on after the last event (t_r, or t_inf)
-
-  bool stop_ = false;  // Zeno declared, and the model has no continuation
+  double t_resume_ = 0.0;   // where integration goes on after the last event (t_r, or t_inf)
+  bool zeno_stop_ = false;  // Zeno declared, and the model has no continuation
 
   // Steps: CVODE's count since the last (re)start, the pending step's start, the next one's.
   long steps_seen_ = 0;
   bool step_pending_ = false;
   double pending_start_ = 0.0;
   double step_start_ = 0.0;
-  std::int64_t steps_base_ = 0;
-  std::int64_t rejected_base_ = 0;
-
-  // What went wrong inside a callback, reported after CVode returns.
-  std::exception_ptr failure_;
-  std::string problem_;
-  std::string cvode_message_;
-  std::string error_function_;  // the CVODE function that reported the last error
   bool root_without_event_ = false;  // since the last (re)start, CVODE returned a root...
   double last_root_t_ = 0.0;         // ...the last one at this time, and no event fired there
-
-  // Declared last, freed first: CVODE's memory before its solvers, vectors and context.
-  ContextHandle context_;
-  VectorHandle y_;
-  MatrixHandle matrix_;
-  LinearSolverHandle linear_solver_;
-  NonlinearSolverHandle nonlinear_solver_;
-  CvodeHandle memory_;
 };
+
+EngineInfo cvode_engine(CvodeMethod method) {
+  EngineInfo info;
+  info.name = method == CvodeMethod::kBdf ? "cvode" : "cvode-adams";
+  info.own_integrator = true;
+  info.make_double = [method](const EngineSetup<double>& setup) -> std::unique_ptr<Engine<double>> {
+    return std::make_unique<CvodeEngine>(setup.model, setup.exact, setup.ledger, method, setup.options.event_limit);
+  };
+  return info;
+}
 
 }  // namespace
 
 RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions& options,
                             Observer<double>* observer, RunStatistics* stats, CvodeMethod method,
                             const std::atomic<bool>* stop) {
-  CvodeRun run(model, options, observer, stats, method, stop);
-  return run.run();
+  const ExactOptions<double> exact = exact_options<double>(options);
+  RunLedger<double> ledger(model, options, exact, stats);
+  CvodeEngine engine(model, exact, ledger, method, options.event_limit);
+  ledger.begin(observer);
+  return engine.run(stop);
 }
 
 StrategyInfo cvode_strategy(CvodeMethod method) {
@@ -637,12 +353,14 @@ StrategyInfo cvode_strategy(CvodeMethod method) {
                          : "SUNDIALS CVODE, Adams-Moulton with fixed-point iteration (non-stiff), its own rootfinding, "
                            "restarted after each event";
   info.source = "Hindmarsh et al., ACM TOMS 31(3), 2005";
-  info.driver = [method](const Model<double>& model, const SimulationOptions& options, Observer<double>* observer,
-                         RunStatistics* stats, const std::atomic<bool>* stop) {
-    return run_cvode(model, options, observer, stats, method, stop);
-  };
+  info.engine = cvode_engine(method).name;
   info.driver_solver = bdf ? "cvode/BDF" : "cvode/Adams";
   return info;
+}
+
+void register_cvode_engines() {
+  register_engine(cvode_engine(CvodeMethod::kBdf));
+  register_engine(cvode_engine(CvodeMethod::kAdams));
 }
 
 }  // namespace hysim

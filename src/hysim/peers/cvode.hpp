@@ -1,5 +1,6 @@
-// SUNDIALS CVODE as a peer strategy ("cvode"): the same model, guards and transition chain,
-// but integration and rootfinding are CVODE's own (Hindmarsh et al., "SUNDIALS: Suite of
+// SUNDIALS CVODE as a peer engine ("cvode"): the same model, guards, transition chain and
+// ledger (events/ledger.hpp: the chain at t0, Zeno, the result), but integration and
+// rootfinding are CVODE's own (Hindmarsh et al., "SUNDIALS: Suite of
 // nonlinear and differential/algebraic equation solvers", ACM TOMS 31(3), 2005; Hindmarsh,
 // Serban et al., "User Documentation for CVODE", v6.4.1, sections 2.1-2.3 and 4.4).
 //
@@ -52,8 +53,10 @@ RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions&
                             CvodeMethod method = CvodeMethod::kBdf, const std::atomic<bool>* stop = nullptr);
 
 // The catalog entries of strategy "cvode" (BDF, Newton: the stiff pairing) and "cvode-adams"
-// (Adams-Moulton, fixed-point iteration: the non-stiff one), drivers that replace the
-// simulator's loop. Registered by register_peers() (peers/peers.hpp).
+// (Adams-Moulton, fixed-point iteration: the non-stiff one), which run on the engines of the
+// same names (events/engine.hpp) in place of the simulator's loop. Registered, with the
+// engines (register_cvode_engines), by register_peers() (peers/peers.hpp).
 StrategyInfo cvode_strategy(CvodeMethod method = CvodeMethod::kBdf);
+void register_cvode_engines();
 
 }  // namespace hysim

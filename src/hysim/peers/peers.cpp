@@ -13,6 +13,7 @@ void register_peers() {
   static std::once_flag once;
   std::call_once(once, [] {
 #if HYSIM_HAVE_CVODE
+    register_cvode_engines();
     register_strategy(cvode_strategy(CvodeMethod::kBdf));
     register_strategy(cvode_strategy(CvodeMethod::kAdams));
 #endif

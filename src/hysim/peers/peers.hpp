@@ -1,5 +1,6 @@
-// Peers: strategies that bring their own integrator and root finder, plugged into the
-// strategy catalog (events/strategy.hpp) from here, so that the engine does not depend on
+// Peers: engines that bring their own integrator and root finder, plugged into the engine
+// catalog (events/engine.hpp) and their strategies into the strategy catalog
+// (events/strategy.hpp) from here, so that the engine does not depend on
 // them. Built when their library is found: "cvode" and "cvode-adams" need SUNDIALS 6
 // (libsundials-dev).
 #pragma once

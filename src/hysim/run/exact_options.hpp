@@ -12,11 +12,13 @@
 
 namespace hysim {
 
-// Each parsed once from its text (run/decimal.hpp): a float128 run starts its grid, steps
-// and ends at the times as typed, not at their doubles.
+// Each parsed once per run from its text (run/decimal.hpp), and passed down to every part
+// of the run that reads it: a float128 run starts its grid, steps and ends at the times as
+// typed, not at their doubles. (A strategy's own tuning is read by the strategy.)
 template <class S>
 struct ExactOptions {
-  S t_end, rtol, atol, initial_step, min_step, fixed_step, event_tolerance, output_step, h_min;
+  S t_end, rtol, atol, initial_step, max_step, min_step, fixed_step, event_tolerance, output_step;
+  S zeno_ratio_tolerance, zeno_horizon;
 };
 
 template <class S>
@@ -25,11 +27,13 @@ ExactOptions<S> exact_options(const SimulationOptions& o) {
           o.rtol.to<S>("option rtol"),
           o.atol.to<S>("option atol"),
           o.initial_step.to<S>("option initial_step"),
+          o.max_step.to<S>("option max_step"),
           o.min_step.to<S>("option min_step"),
           o.fixed_step.to<S>("option fixed_step"),
           o.event_tolerance.to<S>("option event_tolerance"),
           o.output_step.to<S>("option output_step"),
-          o.h_min.to<S>("option h_min")};
+          o.zeno_ratio_tolerance.to<S>("option zeno_ratio_tolerance"),
+          o.zeno_horizon.to<S>("option zeno_horizon")};
 }
 
 // What the checks need to know of the run besides its options.
@@ -37,17 +41,13 @@ struct RunShape {
   bool adaptive = true;      // the solver controls its step (else: fixed_step)
   std::string driver;        // a strategy that brings its own solver (cvode); empty: none
   bool in_double = true;     // S is double
-  // The strategy's time resolution is h_min (gamma: its least step); other strategies do
-  // not read h_min, so its value is not checked for them.
-  bool uses_h_min = true;
-  std::string strategy;      // its name, for the messages
 };
 
 // Throws InvalidArgument naming the option whose value the horizon [t0, t_end] or the
 // resolution of t over it makes impossible: t_end not above t0; an event bracket as wide as the
 // horizon, or narrower than one ulp of t at its end; more than 1e12 steps or 1e9 samples; a
-// fixed step outside [min_step, max_step]; gamma's least step (h_min) below 16 ulps of t (it
-// would not move t); a driver asked for what it does not do.
+// fixed step outside [min_step, max_step]; a driver asked for what it does not do. (The
+// strategy checks its own tuning against the horizon: EventStrategy::check_horizon.)
 template <class S>
 void check_against_horizon(const SimulationOptions& options, const ExactOptions<S>& exact, const S& t0,
                            const RunShape& run) {
@@ -82,15 +82,6 @@ void check_against_horizon(const SimulationOptions& options, const ExactOptions<
     throw InvalidArgument("option event_tolerance = " + options.event_tolerance.str() +
                           " is below the time resolution " + format_scalar(spacing) + " (one ulp of t at " +
                           format_scalar(t_far) + "): no bracket can be that narrow (0: locate to one ulp)");
-  }
-  // The gamma strategy's least step (004, Algorithm 3) must move t: at least 16 ulps of it,
-  // which grow with the horizon; the message names both options that meet here.
-  const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(t0), abs(exact.t_end), S(1)});
-  if (run.uses_h_min && !(exact.h_min >= resolution)) {
-    throw InvalidArgument("option h_min = " + options.h_min.str() + " is below the time resolution " +
-                          format_scalar(resolution) + " of t at t_end = " + options.t_end.str() +
-                          " (16 ulps): strategy " + run.strategy +
-                          "'s least step would not move t; raise --h-min or shorten --t-end");
   }
   if (options.max_step > 0 && horizon / options.max_step > kMostSteps) {
     throw InvalidArgument("option max_step = " + options.max_step.str() + " would take more than 1e12 " +

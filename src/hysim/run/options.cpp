@@ -28,7 +28,7 @@ bool finite(const Decimal& x) { return is_finite(exact(x)); }
 }  // namespace
 
 void SimulationOptions::validate() const {
-  const float128 zero = 0, one = 1, two = 2;
+  const float128 zero = 0, one = 1;
   require(finite(t_end), "t_end", "t_end is finite", t_end);
   require(finite(rtol) && exact(rtol) > zero && exact(rtol) < one, "rtol", "0 < rtol < 1", rtol);
   // atol = 0 leaves no error scale where a state is 0 (the weight atol + rtol |x| vanishes).
@@ -43,11 +43,6 @@ void SimulationOptions::validate() const {
           event_tolerance);
   require(finite(output_step) && exact(output_step) >= zero, "output_step", "output_step >= 0 (0: the step ends)",
           output_step);
-  require(finite(gamma) && exact(gamma) > zero && exact(gamma) < one, "gamma", "0 < gamma < 1", gamma);
-  require(finite(h_min) && exact(h_min) > zero, "h_min", "h_min > 0", h_min);
-  require(finite(refine_gamma) && exact(refine_gamma) > zero && exact(refine_gamma) < two, "refine_gamma",
-          "0 < refine_gamma < 2", refine_gamma);
-  require(samples >= 1, "samples", "samples >= 1", samples);
   require(zeno_events >= 3, "zeno_events", "zeno_events >= 3", zeno_events);
   require(finite(zeno_ratio_tolerance) && exact(zeno_ratio_tolerance) > zero, "zeno_ratio_tolerance",
           "zeno_ratio_tolerance > 0", zeno_ratio_tolerance);

@@ -51,7 +51,9 @@ struct SimulationOptions {
   std::int64_t stall_events = 10'000;     // the run fails after this many events in a row, each within
                                           //     64 ulps of t of the one before (no progress)
 
-  // Throws InvalidArgument naming the first field that breaks its constraint.
+  // Throws InvalidArgument naming the first field that breaks its constraint. The strategies'
+  // tuning (gamma, h_min, refine_gamma, samples) is checked by the chosen strategy's catalog
+  // entry (events/strategy.hpp, StrategyInfo::check), when a run is made.
   void validate() const;
 };
 

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
 
 #include "hysim/events/strategy.hpp"
 
@@ -15,8 +18,32 @@ namespace hysim {
 template <class S>
 class GammaStrategy final : public EventStrategy<S> {
  public:
-  explicit GammaStrategy(const SimulationOptions& options)
-      : gamma_(options.gamma.to<S>("option gamma")), h_min_(options.h_min.to<S>("option h_min")) {}
+  // Its options: gamma (0 < gamma < 1) and h_min (> 0), fields of SimulationOptions.
+  static std::vector<StrategyOption> options() { return {option_row("gamma"), option_row("h_min")}; }
+  static void validate(const StrategyTuning& tuning) {
+    const Decimal gamma = tuning.number("gamma"), h_min = tuning.number("h_min");
+    require_option(is_finite(exact_value(gamma)) && exact_value(gamma) > 0 && exact_value(gamma) < 1, "gamma",
+                   gamma, "0 < gamma < 1");
+    require_option(is_finite(exact_value(h_min)) && exact_value(h_min) > 0, "h_min", h_min, "h_min > 0");
+  }
+
+  explicit GammaStrategy(const StrategyTuning& tuning)
+      : h_min_text_(tuning.number("h_min")),
+        t_end_text_(tuning.options().t_end),
+        name_(tuning.options().strategy),
+        gamma_(tuning.number("gamma").template to<S>("option gamma")),
+        h_min_(h_min_text_.template to<S>("option h_min")) {}
+
+  // The least step (004, Algorithm 3) must move t: at least 16 ulps of it, which grow with
+  // the horizon; the message names both options that meet here.
+  void check_horizon(const S& t0, const S& t_end) const override {
+    using std::abs;
+    const S resolution = S(16) * machine_epsilon<S>() * std::max({abs(t0), abs(t_end), S(1)});
+    if (h_min_ >= resolution) return;
+    throw InvalidArgument("option h_min = " + h_min_text_.str() + " is below the time resolution " +
+                          format_scalar(resolution) + " of t at t_end = " + t_end_text_.str() + " (16 ulps): strategy " +
+                          name_ + "'s least step would not move t; raise --h-min or shorten --t-end");
+  }
 
   void limit_step(StepProposal<S>& proposal, Outlook<S>& outlook) const override {
     proposal.cap(std::max<S>(gamma_ * outlook.time_to_guard(), outlook.min_step()), StepLimit::kGamma);
@@ -39,6 +66,8 @@ class GammaStrategy final : public EventStrategy<S> {
   }
 
  private:
+  Decimal h_min_text_, t_end_text_;  // as typed, for the messages
+  std::string name_;
   S gamma_, h_min_;
 };
 

@@ -4,6 +4,8 @@
 // one-sided. Sliding exits are watched at the same points.
 #pragma once
 
+#include <vector>
+
 #include "hysim/events/strategy.hpp"
 
 namespace hysim {
@@ -11,7 +13,13 @@ namespace hysim {
 template <class S>
 class SampledStrategy final : public EventStrategy<S> {
  public:
-  explicit SampledStrategy(const SimulationOptions& options) : samples_(options.samples) {}
+  // Its option: samples (>= 1), a field of SimulationOptions.
+  static std::vector<StrategyOption> options() { return {option_row("samples")}; }
+  static void validate(const StrategyTuning& tuning) {
+    require_option(tuning.options().samples >= 1, "samples", Decimal(tuning.options().samples), "samples >= 1");
+  }
+
+  explicit SampledStrategy(const StrategyTuning& tuning) : samples_(tuning.options().samples) {}
   int interior_samples() const override { return samples_; }
   CrossingDecision<S> on_crossing(const CrossedStep<S>& /*step*/) const override {
     return CrossingDecision<S>::locate(Locator::kIllinois);
