@@ -71,7 +71,8 @@ double widest_bracket(const StrategySettings& settings) {
   WidestBracket<S> observer;
   const RunResult<S> result = Simulator<S>(model, options, settings).run(&observer);
   EXPECT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
-  EXPECT_EQ(result.stats.events, 20);
+  EXPECT_GE(result.stats.events, 19);  // the 20th switch lies at t_end: within a wide band or not
+  EXPECT_LE(result.stats.events, 20);
   EXPECT_EQ(result.stats.one_sided_events, result.stats.events);
   return observer.widest;
 }
