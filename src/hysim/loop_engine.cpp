@@ -37,8 +37,8 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
 
   RunResult<S> run(const std::atomic<bool>* stop) override {
     run_.stop = stop;
-    Resume<S> resume = start();
-    return run_.ledger.result(loop(resume), run_.t, run_.mode, run_.stepper->x_current());
+    const RunReason reason = loop(start());
+    return run_.ledger.result(reason, run_.t, run_.mode, run_.stepper->x_current());
   }
 
  private:

@@ -117,7 +117,6 @@ class CvodeEngine final : public Engine<double> {
   RunReason loop(double* t, const std::atomic<bool>* interrupt) {
     const double t_end = exact_.t_end;
     while (true) {
-      if (zeno_stop_) return RunReason::kZeno;
       if (ledger_.stats().events >= event_limit_) return RunReason::kEventLimit;
       // Polled after each internal step (CV_ONE_STEP returns after one), as the engine polls.
       if (interrupt != nullptr && interrupt->load(std::memory_order_relaxed)) return RunReason::kInterrupted;
@@ -134,7 +133,9 @@ class CvodeEngine final : public Engine<double> {
       if (flag < 0) solver_.fail(flag, "CVode");
       note_step();
       if (flag == CV_ROOT_RETURN) {
-        if (at_root(t_returned)) *t = t_resume_;
+        const AtRoot root = at_root(t_returned);
+        if (root != AtRoot::kNoEvent) *t = t_resume_;
+        if (root == AtRoot::kZenoStop) return RunReason::kZeno;
         continue;
       }
       // CV_SUCCESS (a step ended at t_n) or CV_TSTOP_RETURN (t_end reached).
@@ -149,8 +150,10 @@ class CvodeEngine final : public Engine<double> {
   // CV_ROOT_RETURN at t_r: an atom crossed (CVODE's root is the far end of its final bracket,
   // so x(t_r) lies past the crossing). If a guard tree is now true, this is an event: it is
   // not one-sided (x does not satisfy the mode it leaves); the chain is resolved and CVODE
-  // restarts in the arrival mode. Returns whether an event happened.
-  bool at_root(double t_r) {
+  // restarts in the arrival mode (or at a Zeno continuation), or the run ends (Zeno without
+  // a continuation). Returns which.
+  enum class AtRoot { kNoEvent, kEvent, kZenoStop };
+  AtRoot at_root(double t_r) {
     solver_.interpolate(t_r);  // cvRcheck2 may have left y at a probe next to t_r
     double* y = solver_.y();
     check_finite(model_, mode_, t_r, y, "the state");
@@ -163,7 +166,7 @@ class CvodeEngine final : public Engine<double> {
     if (fired < 0) {  // a crossing that leaves every guard tree false: integration goes on
       root_without_event_ = true;
       last_root_t_ = t_r;
-      return false;
+      return AtRoot::kNoEvent;
     }
     report_step(t_r, StepLimit::kEvent);
     sample(t_r, y);
@@ -179,9 +182,9 @@ class CvodeEngine final : public Engine<double> {
       t_resume_ = after.t_zeno;
       sample(t_resume_, y);
     }
-    zeno_stop_ = after.next == AfterEvent<double>::Next::kStop;
-    if (!zeno_stop_) restart(t_resume_);
-    return true;
+    if (after.next == AfterEvent<double>::Next::kStop) return AtRoot::kZenoStop;
+    restart(t_resume_);
+    return AtRoot::kEvent;
   }
 
   // CV_SUCCESS or CV_TSTOP_RETURN at t: the step pending since the last look ends here (it
@@ -311,8 +314,7 @@ class CvodeEngine final : public Engine<double> {
   int mode_ = 0;  // the active mode, read by the solver's callbacks
   CvodeSolver solver_;
   std::vector<double> field_;
-  double t_resume_ = 0.0;   // where integration goes on after the last event (t_r, or t_inf)
-  bool zeno_stop_ = false;  // Zeno declared, and the model has no continuation
+  double t_resume_ = 0.0;  // where integration goes on after the last event (t_r, or t_inf)
 
   // Steps: CVODE's count since the last (re)start, the pending step's start, the next one's.
   long steps_seen_ = 0;

@@ -40,6 +40,7 @@
 #include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
 #include <boost/numeric/odeint/stepper/runge_kutta_fehlberg78.hpp>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "hysim/core/errors.hpp"
@@ -329,58 +330,94 @@ class FixedStepper final : public StepperBase<S> {
 }  // namespace
 }  // namespace solvers
 
+namespace {
+
+// The makers of the catalog's steppers defined here, in each scalar type (the others are in
+// their own files, stepper_base.hpp).
+template <class S>
+std::unique_ptr<Stepper<S>> make_dopri5(std::size_t n, const StepperTolerances<S>& tolerances) {
+  return std::make_unique<solvers::Dopri5Stepper<S>>(n, tolerances);
+}
+
+template <class S>
+std::unique_ptr<Stepper<S>> make_rk4(std::size_t n, const StepperTolerances<S>& /*tolerances*/) {
+  using solvers::State;
+  using Method = boost::numeric::odeint::runge_kutta4<State<S>, S, State<S>, S>;
+  return std::make_unique<solvers::FixedStepper<S, Method>>(n, "rk4", 4);
+}
+
+template <class S>
+std::unique_ptr<Stepper<S>> make_euler(std::size_t n, const StepperTolerances<S>& /*tolerances*/) {
+  using solvers::State;
+  using Method = boost::numeric::odeint::euler<State<S>, S, State<S>, S>;
+  return std::make_unique<solvers::FixedStepper<S, Method>>(n, "euler", 1);
+}
+
+template <class S>
+std::unique_ptr<Stepper<S>> make_cashkarp54(std::size_t n, const StepperTolerances<S>& tolerances) {
+  return std::make_unique<solvers::CashKarp54Stepper<S>>(n, tolerances);
+}
+
+template <class S>
+std::unique_ptr<Stepper<S>> make_rkf78(std::size_t n, const StepperTolerances<S>& tolerances) {
+  return std::make_unique<solvers::Fehlberg78Stepper<S>>(n, tolerances);
+}
+
+}  // namespace
+
+// An entry of the catalog: its maker template in each scalar type.
+#define HYSIM_SOLVER_MAKERS(maker) &maker<double>, &maker<long double>, &maker<float128>
+
 const std::vector<SolverInfo>& solver_catalog() {
   static const std::vector<SolverInfo> catalog = {
-      {"dopri5", "Dormand-Prince 5(4), adaptive, FSAL, 4th-order dense output (Boost.Odeint)", true},
-      {"rk4", "classical Runge-Kutta 4, fixed step, cubic Hermite dense output (Boost.Odeint)", false},
-      {"euler", "forward Euler, fixed step, linear dense output (Boost.Odeint)", false},
+      {"dopri5", "Dormand-Prince 5(4), adaptive, FSAL, 4th-order dense output (Boost.Odeint)", true, HYSIM_SOLVER_MAKERS(make_dopri5)},
+      {"rk4", "classical Runge-Kutta 4, fixed step, cubic Hermite dense output (Boost.Odeint)", false, HYSIM_SOLVER_MAKERS(make_rk4)},
+      {"euler", "forward Euler, fixed step, linear dense output (Boost.Odeint)", false, HYSIM_SOLVER_MAKERS(make_euler)},
       {"bs3", "Bogacki-Shampine 3(2), adaptive, FSAL, cubic Hermite dense output (order 3, the method's own)",
-       true},
+       true, HYSIM_SOLVER_MAKERS(solvers::make_bogacki_shampine3)},
       {"cashkarp54",
        "Cash-Karp 5(4), adaptive (Boost.Odeint); no own dense output: quartic Hermite of order 4 "
        "(midpoint from the stages, no extra evaluation)",
-       true},
+       true, HYSIM_SOLVER_MAKERS(make_cashkarp54)},
       {"rkf78",
        "Runge-Kutta-Fehlberg 7(8), adaptive, advances with order 8 (Boost.Odeint); no own dense output: "
        "quintic Hermite of order 5 (slopes of stages at 1/3, 2/3)",
-       true},
+       true, HYSIM_SOLVER_MAKERS(make_rkf78)},
       {"rosenbrock4",
        "Rosenbrock 4(3) for stiff fields (RODAS, the method of Boost.Odeint's rosenbrock4), adaptive, "
        "3rd-order dense output; finite-difference Jacobian and df/dt: n + 7 evaluations per step",
-       true},
+       true, HYSIM_SOLVER_MAKERS(solvers::make_rosenbrock4)},
       {"ndf",
        "numerical differentiation formulas of orders 1 to 5 for stiff fields (Shampine & Reichelt, the "
        "method of MATLAB's ode15s), variable order, simplified Newton with a kept finite-difference "
        "Jacobian: about 1 evaluation per step; dense output of the step's order",
-       true},
+       true, HYSIM_SOLVER_MAKERS(solvers::make_ndf)},
       {"dop853",
        "Dormand-Prince 8(5,3), adaptive, FSAL, 7th-order dense output (Hairer's dop853): "
        "15 evaluations per step (3 for the dense output)",
-       true},
+       true, HYSIM_SOLVER_MAKERS(solvers::make_dop853)},
   };
   return catalog;
 }
 
+#undef HYSIM_SOLVER_MAKERS
+
 template <class S>
 std::unique_ptr<Stepper<S>> make_stepper(std::string_view name, std::size_t n,
                                          const StepperTolerances<S>& tolerances) {
-  namespace odeint = boost::numeric::odeint;
-  using solvers::State;
-  if (name == "dopri5") return std::make_unique<solvers::Dopri5Stepper<S>>(n, tolerances);
-  if (name == "rk4") {
-    return std::make_unique<solvers::FixedStepper<S, odeint::runge_kutta4<State<S>, S, State<S>, S>>>(n, "rk4", 4);
-  }
-  if (name == "euler") {
-    return std::make_unique<solvers::FixedStepper<S, odeint::euler<State<S>, S, State<S>, S>>>(n, "euler", 1);
-  }
-  if (name == "bs3") return solvers::make_bogacki_shampine3<S>(n, tolerances);
-  if (name == "cashkarp54") return std::make_unique<solvers::CashKarp54Stepper<S>>(n, tolerances);
-  if (name == "rkf78") return std::make_unique<solvers::Fehlberg78Stepper<S>>(n, tolerances);
-  if (name == "rosenbrock4") return solvers::make_rosenbrock4<S>(n, tolerances);
-  if (name == "dop853") return solvers::make_dop853<S>(n, tolerances);
-  if (name == "ndf") return solvers::make_ndf<S>(n, tolerances);
   std::string known;
-  for (const auto& info : solver_catalog()) known += (known.empty() ? "" : ", ") + info.name;
+  for (const auto& info : solver_catalog()) {
+    if (info.name == name) {
+      if constexpr (std::is_same_v<S, double>) {
+        return info.make_double(n, tolerances);
+      } else if constexpr (std::is_same_v<S, long double>) {
+        return info.make_long_double(n, tolerances);
+      } else {
+        return info.make_float128(n, tolerances);
+      }
+    }
+    known += (known.empty() ? "" : ", ") + info.name;
+  }
   throw InvalidArgument("unknown solver '" + std::string(name) + "' (known: " + known + ")");
 }
 

@@ -83,16 +83,25 @@ class Stepper {
   virtual const S* x_previous() const = 0;
 };
 
+// Makes a stepper for states of size n.
+template <class S>
+using StepperMaker = std::unique_ptr<Stepper<S>> (*)(std::size_t n, const StepperTolerances<S>& tolerances);
+
 struct SolverInfo {
   std::string name;
   std::string description;
   bool adaptive = true;
+  // The stepper in each scalar type.
+  StepperMaker<double> make_double = nullptr;
+  StepperMaker<long double> make_long_double = nullptr;
+  StepperMaker<float128> make_float128 = nullptr;
 };
 
-// The solvers hysim offers, by --solver name.
+// The solvers hysim offers, by --solver name: the one list of their names.
 const std::vector<SolverInfo>& solver_catalog();
 
-// Makes the named stepper for states of size n. Throws InvalidArgument for unknown names.
+// Makes the named stepper of solver_catalog() for states of size n. Throws InvalidArgument
+// for unknown names.
 template <class S>
 std::unique_ptr<Stepper<S>> make_stepper(std::string_view name, std::size_t n,
                                          const StepperTolerances<S>& tolerances);
