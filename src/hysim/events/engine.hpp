@@ -22,13 +22,16 @@
 
 #include "hysim/core/model.hpp"
 #include "hysim/core/scalar.hpp"
-#include "hysim/events/ledger.hpp"
 #include "hysim/events/strategy.hpp"
 #include "hysim/run/exact_options.hpp"
 #include "hysim/run/options.hpp"
 #include "hysim/run/result.hpp"
 
 namespace hysim {
+
+// The ledger of a run (events/ledger.hpp, private to the engines' own sources).
+template <class S>
+class RunLedger;
 
 template <class S>
 class Engine {
