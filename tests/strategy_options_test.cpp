@@ -7,14 +7,17 @@
 // default 1e-6 s): each event lies at the pre-event end of a bracket at most `band` wide.
 //
 // `hysim compare` reads its options from the command line into SimulationOptions, which has
-// no room for a registered strategy's own option; it is therefore run through the Simulator
-// only (compare would run the strategy at its option's default).
+// no room for a registered strategy's own option: compare runs the strategy at its option's
+// default (checked below); a value set per run goes through the Simulator.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "apps/commands.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
 #include "test_support.hpp"
@@ -149,6 +152,28 @@ TEST(StrategyOptions, OnlyTheChosenStrategyIsChecked) {
   EXPECT_NO_THROW(Simulator<double>(model, horizon));
   horizon.strategy = "gamma";
   EXPECT_THROW(Simulator<double>(model, horizon), InvalidArgument);
+}
+
+// `hysim compare pwm-servo --strategies banded-bisection,bisection`, as a program that registers
+// the strategy before parsing would run it: its row is there, one-sided, at the default band.
+TEST(StrategyOptions, ComparedAtItsDefault) {
+  register_banded_bisection();
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "hysim_strategy_options_test";
+  std::filesystem::remove_all(out);
+  CLI::App app;
+  int verbosity = 0;
+  const app::Command compare = app::add_compare_command(app, &verbosity);
+  const std::string out_text = out.string();
+  std::vector<const char*> argv = {"hysim", "compare", "pwm-servo", "--t-end", "1", "--strategies",
+                                   "banded-bisection,bisection", "--out", out_text.c_str()};
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  ASSERT_EQ(compare.execute(), 0);
+  std::ifstream csv(out / "compare.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(csv, line)) rows += line.find(",banded-bisection,") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(rows, 1);
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace

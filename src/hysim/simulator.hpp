@@ -2,7 +2,11 @@
 // precise in DESIGN.md section 2, with a pluggable event-detection strategy
 // (events/strategy.hpp). Where strategies differ, the loop asks the strategy (marked
 // [strategy] below); the built-in ones are in events/strategies/, one file each. The top
-// layer of the engine: docs/architecture.md maps every concept below to its file.
+// layer of the engine: docs/architecture.md maps every concept below to its file. The loop
+// below is the engine "hysim" (loop_engine.cpp; its phases in loop_context.hpp,
+// loop_location.hpp, loop_events.hpp, loop_sliding.hpp); a strategy's catalog entry may name
+// another engine, as cvode does (events/engine.hpp). Every engine records into one ledger
+// (events/ledger.hpp): the chain at t0, the events, Zeno, the counters and the result.
 //
 //   t = t0, x = x0, a = initial mode
 //   resolve the chain at t0 if a guard of a already fires            (events/chain.hpp)

@@ -1,4 +1,4 @@
-// What every driver of a run (the simulator's loop, the CVODE peer) says the same way: where
+// What every engine of a run (the simulator's loop, the CVODE peer) says the same way: where
 // the run stands, a state that is not finite, and the one-line message of its result.
 #pragma once
 

@@ -1,8 +1,8 @@
 // Zeno detection (DESIGN.md section 3, item 5; 003): events accumulating in finite time, as
 // the bouncing ball's impacts (pinnacles) do, or as the two-tank system's ordinary switches do
-// (Johansson, Egerstedt, Lygeros, Sastry 1999). Shared by the engine (simulator.cpp) and the
-// cvode peer (peers/cvode.cpp): the detector (ZenoWatch) and what the run does at the
-// accumulation (ZenoPolicy, below).
+// (Johansson, Egerstedt, Lygeros, Sastry 1999). Shared by every engine through the run's ledger
+// (events/ledger.hpp; the simulator's loop, the CVODE peer): the detector (ZenoWatch) and what
+// the run does at the accumulation (ZenoPolicy, below).
 //
 // The last event times t_k are kept, with the intervals d_k = t_k - t_{k-1}. Each t_k is known
 // to the run's time resolution res (the error of its event times: a few ulps of t for the
@@ -177,7 +177,7 @@ class ZenoWatch {
 };
 
 // What a run does once Zeno is declared (DESIGN.md section 3, item 5), the same for every
-// driver: with the model's continuation it records a row into the continuation mode (guard
+// engine: with the model's continuation it records a row into the continuation mode (guard
 // "zeno") and goes on from (t_inf, reset(t_inf, x)); without one it stops (kZeno). Two
 // watches: one on the events whose chain visited a pinnacle (both tests), one on every event
 // (the geometric test). A continuation after which the events accumulate again at once at the same point does not

@@ -39,7 +39,7 @@ ExactOptions<S> exact_options(const SimulationOptions& o) {
 // What the checks need to know of the run besides its options.
 struct RunShape {
   bool adaptive = true;      // the solver controls its step (else: fixed_step)
-  std::string driver;        // a strategy that brings its own solver (cvode); empty: none
+  std::string driver;        // a strategy whose engine brings its own solver (cvode); empty: none
   bool in_double = true;     // S is double
 };
 
