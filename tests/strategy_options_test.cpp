@@ -19,6 +19,7 @@
 
 #include "apps/commands.hpp"
 #include "hysim/core/errors.hpp"
+#include "hysim/events/engine.hpp"
 #include "hysim/events/strategy.hpp"
 #include "test_support.hpp"
 
@@ -87,6 +88,10 @@ TEST(StrategyOptions, TheEntryCarriesItsOwnOption) {
   EXPECT_EQ(info.options[0].name, "band");
   EXPECT_EQ(info.options[0].unit, "s");
   EXPECT_FALSE(info.is_driver());
+  // A policy of the simulator's own loop, the engine "hysim" (in the catalog once a simulator ran).
+  EXPECT_EQ(info.engine, "hysim");
+  (void)widest_bracket<double>({});
+  EXPECT_EQ(find_engine(info.engine).name, "hysim");
 }
 
 // The option set per run reaches the policy, in every scalar type; unset, its default holds.
@@ -125,6 +130,9 @@ TEST(StrategyOptions, RefusedByName) {
       << message({{"band", Decimal(-1.0)}});
   EXPECT_TRUE(testing::contains(message({{"width", Decimal(1.0)}}), "strategy banded-bisection has no option width"))
       << message({{"width", Decimal(1.0)}});
+  options.strategy = "gamma";  // its options are fields of SimulationOptions, set there
+  EXPECT_TRUE(testing::contains(message({{"gamma", Decimal(0.5)}}), "is a field of SimulationOptions"))
+      << message({{"gamma", Decimal(0.5)}});
   options.strategy = "bisection";  // the built-in ones take no settings of this kind
   EXPECT_TRUE(testing::contains(message({{"band", Decimal(1.0)}}), "its options: none")) << message({{"band", Decimal(1.0)}});
 }

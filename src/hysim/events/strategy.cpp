@@ -107,6 +107,11 @@ void require_option(bool ok, std::string_view name, const Decimal& value, std::s
 
 void StrategyInfo::check(const SimulationOptions& run_options, const StrategySettings& settings) const {
   for (const auto& [option, value] : settings) {
+    const auto& table = option_table();
+    if (std::any_of(table.begin(), table.end(), [&](const OptionInfo& info) { return info.name == option; })) {
+      throw InvalidArgument("option " + option + " of strategy " + name +
+                            " is a field of SimulationOptions (--" + option + "): set it there");
+    }
     const bool known = std::any_of(options.begin(), options.end(), [&](const StrategyOption& row) { return row.name == option; });
     if (known) continue;
     std::string names;

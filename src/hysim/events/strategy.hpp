@@ -168,6 +168,7 @@ struct StrategyOption {
 };
 
 // Values of a registered strategy's own options, by name; an option not set keeps its default.
+// (An option that SimulationOptions holds is set there, not here.)
 using StrategySettings = std::map<std::string, Decimal, std::less<>>;
 
 // What a strategy reads when it is made or checked: the run's options, and its own options'
