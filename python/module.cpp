@@ -171,6 +171,7 @@ SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
     if (!known) throw InvalidArgument("unknown option '" + name + "' (see `hysim options`)");
   }
   options.validate();
+  find_strategy(options.strategy).check(options, {});  // the chosen strategy's own tuning
   return options;
 }
 

@@ -38,7 +38,7 @@ nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const
 Comparison compare_runs(const CompareRequest& request) {
   const ModelChoice& choice = request.choice;
   Comparison c(choice, choice.values());
-  c.strategies = checked_strategies(request.strategies);
+  c.strategies = checked_strategies(request.strategies, request.options);
   c.solvers = request.solvers.empty() ? std::vector<std::string>{request.options.solver} : checked_solvers(request.solvers);
   c.base = request.options;
   c.base.solver = c.solvers.front();

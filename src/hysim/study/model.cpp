@@ -74,6 +74,12 @@ std::vector<std::string> checked_strategies(const std::vector<std::string>& name
   return names;
 }
 
+std::vector<std::string> checked_strategies(const std::vector<std::string>& names, const SimulationOptions& options) {
+  std::vector<std::string> checked = checked_strategies(names);
+  for (const auto& name : checked) find_strategy(name).check(options, {});
+  return checked;
+}
+
 std::vector<std::string> checked_solvers(const std::vector<std::string>& names) {
   std::vector<std::string> all;
   std::string known;

@@ -60,6 +60,9 @@ struct ModelChoice {
 // Checks each name against strategy_catalog() / solver_catalog(); throws InvalidArgument
 // naming the first unknown one. An empty list means every entry of the catalog.
 std::vector<std::string> checked_strategies(const std::vector<std::string>& names);
+// ... and each strategy's own tuning in `options` (gamma, refine_gamma, samples, ...), so that a
+// bad value is refused before any run, not once per run of the strategies that read it.
+std::vector<std::string> checked_strategies(const std::vector<std::string>& names, const SimulationOptions& options);
 std::vector<std::string> checked_solvers(const std::vector<std::string>& names);
 
 // Every field of SimulationOptions (hysim::options_json) with the model choice: scalar, preset

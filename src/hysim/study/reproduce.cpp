@@ -26,7 +26,7 @@ PwmTableOne pwm_table_one(const ReproduceRequest& request) {
   base.rtol = request.rtol;
   base.atol = request.atol > 0 ? request.atol : request.rtol;
   check_common_options(choice, values, base);
-  const std::vector<std::string> strategies = checked_strategies(request.strategies);
+  const std::vector<std::string> strategies = checked_strategies(request.strategies, base);
 
   std::string why_not;
   const std::optional<Reference> reference = reference_for(choice, values, base.t_end, &why_not);

@@ -11,6 +11,7 @@
 
 #include "hysim/core/errors.hpp"
 #include "hysim/ensemble/ensemble.hpp"
+#include "hysim/events/strategy.hpp"
 #include "hysim/output/csv_writer.hpp"
 #include "hysim/study/out_folder.hpp"
 #include "hysim/study/stop.hpp"
@@ -327,6 +328,7 @@ void SweepRequest::validate() const {
   }
   if (runs < 0) throw InvalidArgument("sweep: the number of runs of a part must be >= 0 (0: to the end)");
   options.validate();
+  find_strategy(options.strategy).check(options, {});  // the chosen strategy's own tuning
   if (run_files && out_dir.empty()) throw InvalidArgument("--run-files needs --out DIR");
 }
 

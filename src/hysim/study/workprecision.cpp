@@ -83,7 +83,8 @@ WorkPrecision work_precision(const WorkPrecisionRequest& request) {
   WorkPrecision out;
   out.rtols = rtol_sweep(request);
   const std::vector<std::string> strategies =
-      request.strategies.empty() ? default_strategies(request.choice.entry()) : checked_strategies(request.strategies);
+      checked_strategies(request.strategies.empty() ? default_strategies(request.choice.entry()) : request.strategies,
+                         request.options);
   const std::vector<std::string> solvers =
       request.solvers.empty() ? adaptive_solvers() : checked_solvers(request.solvers);
   const ParameterValues values = request.choice.values();
