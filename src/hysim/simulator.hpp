@@ -1,5 +1,5 @@
-// The simulator: runs a hybrid model (core/model.hpp) through Algorithm 1 of 003, made
-// precise in DESIGN.md section 2, with a pluggable event-detection strategy
+// The simulator: runs a hybrid model (core/model.hpp) through Algorithm 1 of Mosterman et al.
+// (docs/papers/README.md), made precise below, with a pluggable event-detection strategy
 // (events/strategy.hpp). Where strategies differ, the loop asks the strategy (marked
 // [strategy] below); the built-in ones are in events/strategies/, one file each. The top
 // layer of the engine: docs/architecture.md maps every concept below to its file. The loop
@@ -44,7 +44,7 @@
 //              bracket, and that the field drives out, is masked until it has left
 //              (events/detection.hpp, arm)
 //
-// Slide (003, "Sliding Mode"; DESIGN.md section 3, item 4): a sliding arrival on a two-mode
+// Slide (Mosterman et al., "Sliding Mode"; Filippov's equivalent dynamics): a sliding arrival on a two-mode
 // cycle a -> b -> a names its surface S (the atom of a's guard to b on its surface). With
 // options.sliding the state is projected onto S = 0 (Newton along grad S) and integrated
 // with the equivalent (Filippov) field
@@ -61,7 +61,7 @@
 // there, on the far side (not one-sided). The cvode peer (peers/cvode.cpp) has no
 // equivalent dynamics.
 //
-// Zeno (DESIGN.md section 3, item 5; events/zeno.hpp): when zeno_events consecutive intervals
+// Zeno (events accumulating in finite time; events/zeno.hpp): when zeno_events consecutive intervals
 // d between pinnacle events shrink by ratios r < 1 that agree within zeno_ratio_tolerance (plus
 // what the time resolution res of the run's events allows: h_min under gamma, else a few ulps),
 // the events accumulate at t_inf = t_k + d r / (1 - r); once t_inf - t_k <= zeno_horizon (or

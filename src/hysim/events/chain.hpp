@@ -1,5 +1,5 @@
-// The transition chain at one event time: 003, Eq. (3), Table 2 and Algorithm 1
-// ("recursion"), DESIGN.md section 3.
+// The transition chain at one event time: Mosterman et al., Eq. (3), Table 2 and Algorithm 1
+// ("recursion").
 //
 // At t_a the guard of a_k -> a_m fired with pre-event state x, the a priori state of the last
 // real mode. Repeat:

@@ -1,5 +1,6 @@
 // Event-detection strategies: how a run finds the time of an event and which side of the
-// switching surface it continues from (DESIGN.md section 4; 004, sections 8-9).
+// switching surface it continues from (ISMA 2024, sections 8-9: the gamma rule and one-sided
+// location).
 //
 // A strategy is a policy the simulator's loop consults at three points of each step, as
 // Boost.Odeint's controlled stepper consults its error checker and Drake's simulator its

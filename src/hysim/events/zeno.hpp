@@ -1,4 +1,4 @@
-// Zeno detection (DESIGN.md section 3, item 5; 003): events accumulating in finite time, as
+// Zeno detection (Mosterman et al.): events accumulating in finite time, as
 // the bouncing ball's impacts (pinnacles) do, or as the two-tank system's ordinary switches do
 // (Johansson, Egerstedt, Lygeros, Sastry 1999). Shared by every engine through the run's ledger
 // (events/ledger.hpp; the simulator's loop, the CVODE peer): the detector (ZenoWatch) and what
@@ -176,7 +176,7 @@ class ZenoWatch {
   bool at_resolution_ = false;
 };
 
-// What a run does once Zeno is declared (DESIGN.md section 3, item 5), the same for every
+// What a run does once Zeno is declared, the same for every
 // engine: with the model's continuation it records a row into the continuation mode (guard
 // "zeno") and goes on from (t_inf, reset(t_inf, x)); without one it stops (kZeno). Two
 // watches: one on the events whose chain visited a pinnacle (both tests), one on every event
