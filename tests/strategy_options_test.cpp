@@ -6,9 +6,9 @@
 // "banded-bisection" is bisection that stops at a bracket of `band` seconds (its option,
 // default 1e-6 s): each event lies at the pre-event end of a bracket at most `band` wide.
 //
-// `hysim compare` reads its options from the command line into SimulationOptions, which has
-// no room for a registered strategy's own option: compare runs the strategy at its option's
-// default (checked below); a value set per run goes through the Simulator.
+// The library's compare (hysim/study/comparison.hpp) takes a registered strategy's own options
+// by strategy name (CompareRequest::settings); the program's `hysim compare` reads SimulationOptions
+// only, so it runs such a strategy at its options' defaults (both checked below).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "hysim/core/errors.hpp"
 #include "hysim/events/engine.hpp"
 #include "hysim/events/strategy.hpp"
+#include "hysim/study/comparison.hpp"
 #include "test_support.hpp"
 
 namespace hysim {
@@ -182,6 +183,52 @@ TEST(StrategyOptions, ComparedAtItsDefault) {
   while (std::getline(csv, line)) rows += line.find(",banded-bisection,") != std::string::npos ? 1 : 0;
   EXPECT_EQ(rows, 1);
   std::filesystem::remove_all(out);
+}
+
+// compare_runs with the option set: against the PWM servo's exact events, the default band
+// places every event within 1e-6 s of its switch; with a band of 1e-4 s the first event lies
+// before its switch by at most the band (the pre-event end of the bracket), and the run's
+// largest error exceeds 1e-6 s (a switch taken early moves the ones after it too).
+TEST(StrategyOptions, SetThroughCompare) {
+  register_banded_bisection();
+  study::CompareRequest request;
+  request.choice.model = "pwm-servo";
+  request.options.t_end = 1.0;
+  request.strategies = {"banded-bisection", "bisection"};
+  double first_error = 0;  // t~ - t* of banded-bisection's first event
+  const auto widest_error = [&](const study::SettingsByStrategy& settings) {
+    request.settings = settings;
+    const study::Comparison comparison = study::compare_runs(request);
+    EXPECT_TRUE(comparison.reference.has_value());
+    std::vector<double> errors;
+    for (const study::Evaluation& run : comparison.runs) {
+      EXPECT_EQ(run.outcome, study::Outcome::kCompleted) << run.note;
+      EXPECT_TRUE(run.match.has_value());
+      EXPECT_EQ(run.match->missed, 0u);
+      EXPECT_EQ(run.match->spurious, 0u);
+      EXPECT_EQ(run.stats.one_sided_events, run.stats.events);
+      errors.push_back(study::max_time_error(*run.match, run.events, comparison.reference->events).value_or(-1));
+    }
+    const auto first = study::event_error(*comparison.runs.front().match, comparison.runs.front().events,
+                                          comparison.reference->events, 1);
+    EXPECT_TRUE(first.has_value());
+    first_error = first ? first->t : 1.0;
+    return errors;  // banded-bisection, then bisection
+  };
+  const std::vector<double> by_default = widest_error({});
+  ASSERT_EQ(by_default.size(), 2u);
+  EXPECT_LE(by_default[0], 1e-6);
+  const std::vector<double> wide = widest_error({{"banded-bisection", {{"band", Decimal(1e-4)}}}});
+  ASSERT_EQ(wide.size(), 2u);
+  EXPECT_GT(wide[0], 1e-6);
+  EXPECT_LE(first_error, 0.0);
+  EXPECT_GE(first_error, -1e-4);
+  EXPECT_EQ(wide[1], by_default[1]);  // bisection's runs take no settings: the same numbers
+  // A bad value, or settings for a strategy not run, are refused before any run.
+  request.settings = {{"banded-bisection", {{"band", Decimal(-1.0)}}}};
+  EXPECT_THROW(study::compare_runs(request), InvalidArgument);
+  request.settings = {{"gamma", {{"band", Decimal(1.0)}}}};
+  EXPECT_THROW(study::compare_runs(request), InvalidArgument);
 }
 
 }  // namespace

@@ -38,13 +38,14 @@ nlohmann::json run_json(const Evaluation& run, const ErrorColumns& errors, const
 Comparison compare_runs(const CompareRequest& request) {
   const ModelChoice& choice = request.choice;
   Comparison c(choice, choice.values());
-  c.strategies = checked_strategies(request.strategies, request.options);
+  c.strategies = checked_strategies(request.strategies, request.options, request.settings);
   c.solvers = request.solvers.empty() ? std::vector<std::string>{request.options.solver} : checked_solvers(request.solvers);
   c.base = request.options;
   c.base.solver = c.solvers.front();
   check_common_options(choice, c.values, c.base);
   c.reference = reference_for(choice, c.values, c.base.t_end, &c.why_no_reference);
-  c.runs = evaluate(choice, c.values, solver_strategy_grid(c.base, c.solvers, c.strategies), c.reference_or_null(), request.jobs);
+  c.runs = evaluate(choice, c.values, solver_strategy_grid(c.base, c.solvers, c.strategies), c.reference_or_null(), request.jobs,
+                    request.settings);
   c.errors = error_columns(choice.entry().make<double>(c.values).state_names, kTableOneEvents);
   return c;
 }

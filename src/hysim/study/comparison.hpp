@@ -38,6 +38,7 @@ struct CompareRequest {
   SimulationOptions options;            // everything but solver and strategy
   std::vector<std::string> strategies;  // empty: every strategy
   std::vector<std::string> solvers;     // empty: options.solver alone
+  SettingsByStrategy settings;          // registered strategies' own options, by strategy name
   std::string out_dir;                  // the program's: compare.csv and compare.json there
   int jobs = 0;                         // threads (0: every core)
 };

@@ -96,12 +96,13 @@ class EventCollector final : public Observer<S> {
 };
 
 template <class S>
-Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options, const Reference* reference) {
+Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options, const StrategySettings& settings,
+                        const Reference* reference) {
   Evaluation run;
   run.options = options;
   EventCollector<S> collector(&run.events);
   try {
-    Simulator<S> simulator(model, options);
+    Simulator<S> simulator(model, options, settings);
     simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (hysim/study/stop.hpp)
     const auto start = std::chrono::steady_clock::now();
     const RunResult<S> result = simulator.run(&collector);
@@ -149,7 +150,13 @@ void check_common_options(const ModelChoice& choice, const ParameterValues& valu
 }
 
 std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValues& values,
-                                 const std::vector<SimulationOptions>& runs, const Reference* reference, int jobs) {
+                                 const std::vector<SimulationOptions>& runs, const Reference* reference, int jobs,
+                                 const SettingsByStrategy& settings) {
+  const StrategySettings none;
+  const auto settings_of = [&](const std::string& strategy) -> const StrategySettings& {
+    const auto own = settings.find(strategy);
+    return own == settings.end() ? none : own->second;
+  };
   return with_scalar(choice.scalar_kind(), [&]<class S>() {
     // One model, read by every thread: its fields and guards keep no state between calls
     // (a model file's tape has a buffer per thread).
@@ -160,7 +167,10 @@ std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValue
     ensemble.jobs = jobs;
     run_ensemble<Evaluation>(
         static_cast<std::int64_t>(runs.size()), ensemble,
-        [&](std::int64_t i) { return evaluate_one(model, runs[static_cast<std::size_t>(i)], reference); },
+        [&](std::int64_t i) {
+          const SimulationOptions& run = runs[static_cast<std::size_t>(i)];
+          return evaluate_one(model, run, settings_of(run.strategy), reference);
+        },
         [&](std::int64_t, Evaluation&& run) { evaluations.push_back(std::move(run)); });
     return evaluations;
   });

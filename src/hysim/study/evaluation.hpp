@@ -66,8 +66,10 @@ std::vector<SimulationOptions> solver_strategy_grid(const SimulationOptions& bas
 // Runs the chosen model once per option set, in the chosen scalar type, on `jobs` threads (0:
 // every core; hysim/ensemble). The evaluations come back in the order of `runs`, with the same
 // numbers whatever `jobs` (only the wall times differ).
+// `settings`: the own options of registered strategies, by strategy name, for the runs of each.
 std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValues& values,
-                                 const std::vector<SimulationOptions>& runs, const Reference* reference, int jobs = 0);
+                                 const std::vector<SimulationOptions>& runs, const Reference* reference, int jobs = 0,
+                                 const SettingsByStrategy& settings = {});
 
 // Columns of signed event errors in the layout of 004, Table 1: t~_k - t*_k for each event
 // number k, then x~_k - x*_k for each chosen state and each k. Headers read "dt1", "dt7",

@@ -74,9 +74,18 @@ std::vector<std::string> checked_strategies(const std::vector<std::string>& name
   return names;
 }
 
-std::vector<std::string> checked_strategies(const std::vector<std::string>& names, const SimulationOptions& options) {
+std::vector<std::string> checked_strategies(const std::vector<std::string>& names, const SimulationOptions& options,
+                                            const SettingsByStrategy& settings) {
   std::vector<std::string> checked = checked_strategies(names);
-  for (const auto& name : checked) find_strategy(name).check(options, {});
+  for (const auto& [name, own] : settings) {
+    if (std::find(checked.begin(), checked.end(), name) == checked.end()) {
+      throw InvalidArgument("settings for strategy '" + name + "', which is not among the strategies run");
+    }
+  }
+  for (const auto& name : checked) {
+    const auto own = settings.find(name);
+    find_strategy(name).check(options, own == settings.end() ? StrategySettings{} : own->second);
+  }
   return checked;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "hysim/core/parameters.hpp"
 #include "hysim/core/scalar.hpp"
+#include "hysim/events/strategy.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/run/decimal.hpp"
 #include "hysim/simulator.hpp"
@@ -62,7 +64,11 @@ struct ModelChoice {
 std::vector<std::string> checked_strategies(const std::vector<std::string>& names);
 // ... and each strategy's own tuning in `options` (gamma, refine_gamma, samples, ...), so that a
 // bad value is refused before any run, not once per run of the strategies that read it.
-std::vector<std::string> checked_strategies(const std::vector<std::string>& names, const SimulationOptions& options);
+// `settings` holds the own options of registered strategies by strategy name (StrategySettings,
+// events/strategy.hpp); a name there that is not among the strategies run is refused.
+using SettingsByStrategy = std::map<std::string, StrategySettings, std::less<>>;
+std::vector<std::string> checked_strategies(const std::vector<std::string>& names, const SimulationOptions& options,
+                                            const SettingsByStrategy& settings = {});
 std::vector<std::string> checked_solvers(const std::vector<std::string>& names);
 
 // Every field of SimulationOptions (hysim::options_json) with the model choice: scalar, preset
