@@ -14,8 +14,9 @@
 //   record    per mode visited: transitions += 1, one EventRecord to Observer::on_event,
 //             one info line to the log
 //
-// Both drivers use it: Simulator::Impl::take_event (simulator.cpp, same_time = 0) and
-// the CVODE peer (peers/cvode.cpp).
+// Every engine uses it through the ledger (events/ledger.hpp: RunLedger::event, and
+// RunLedger::direct for take_direct): the simulator's own loop (LoopEvents::take in
+// loop_events.hpp, same_time = 0) and the CVODE engine (peers/cvode.cpp).
 #pragma once
 
 #include <cmath>

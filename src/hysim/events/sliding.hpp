@@ -11,7 +11,8 @@
 // through another guard of a or b: exit() says which, and moves the state by rounding-level
 // amounts to the side of the mode the run goes on from.
 //
-// The loop (simulator.cpp) integrates field() while the motion lasts; the strategy caps its
+// The simulator's own loop starts the motion (LoopEvents::start_sliding, loop_events.hpp) and
+// integrates field() while it lasts (SlidingPhase, loop_sliding.hpp); the strategy caps its
 // steps with exit_time() (the gamma rule on the two rates) and decides how its exit is found.
 #pragma once
 
