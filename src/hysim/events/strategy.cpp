@@ -106,7 +106,8 @@ void require_option(bool ok, std::string_view name, const Decimal& value, std::s
 }
 
 void StrategyInfo::check(const SimulationOptions& run_options, const StrategySettings& settings) const {
-  for (const auto& [option, value] : settings) {
+  for (const auto& setting : settings) {
+    const std::string& option = setting.first;  // a plain name: lambdas below capture it
     const auto& table = option_table();
     if (std::any_of(table.begin(), table.end(), [&](const OptionInfo& info) { return info.name == option; })) {
       throw InvalidArgument("option " + option + " of strategy " + name +
