@@ -7,17 +7,15 @@
 // default 1e-6 s): each event lies at the pre-event end of a bracket at most `band` wide.
 //
 // The library's compare (hysim/study/comparison.hpp) takes a registered strategy's own options
-// by strategy name (CompareRequest::settings); the program's `hysim compare` reads SimulationOptions
-// only, so it runs such a strategy at its options' defaults (both checked below).
+// by strategy name (CompareRequest::settings), checked below; the program's `hysim compare`
+// reads SimulationOptions only, so it runs such a strategy at its options' defaults (the
+// program's path for a registered strategy is tested in custom_strategy_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "apps/commands.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/events/engine.hpp"
 #include "hysim/events/strategy.hpp"
@@ -161,28 +159,6 @@ TEST(StrategyOptions, OnlyTheChosenStrategyIsChecked) {
   EXPECT_NO_THROW(Simulator<double>(model, horizon));
   horizon.strategy = "gamma";
   EXPECT_THROW(Simulator<double>(model, horizon), InvalidArgument);
-}
-
-// `hysim compare pwm-servo --strategies banded-bisection,bisection`, as a program that registers
-// the strategy before parsing would run it: its row is there, one-sided, at the default band.
-TEST(StrategyOptions, ComparedAtItsDefault) {
-  register_banded_bisection();
-  const std::filesystem::path out = std::filesystem::temp_directory_path() / "hysim_strategy_options_test";
-  std::filesystem::remove_all(out);
-  CLI::App app;
-  int verbosity = 0;
-  const app::Command compare = app::add_compare_command(app, &verbosity);
-  const std::string out_text = out.string();
-  std::vector<const char*> argv = {"hysim", "compare", "pwm-servo", "--t-end", "1", "--strategies",
-                                   "banded-bisection,bisection", "--out", out_text.c_str()};
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  ASSERT_EQ(compare.execute(), 0);
-  std::ifstream csv(out / "compare.csv");
-  std::string line;
-  int rows = 0;
-  while (std::getline(csv, line)) rows += line.find(",banded-bisection,") != std::string::npos ? 1 : 0;
-  EXPECT_EQ(rows, 1);
-  std::filesystem::remove_all(out);
 }
 
 // compare_runs with the option set: against the PWM servo's exact events, the default band
