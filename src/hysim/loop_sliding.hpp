@@ -71,6 +71,13 @@ class SlidingPhase {
     run_.restart(run_.t, x_a);
     run_.detector.arm(run_.mode, run_.t, run_.stepper->x_current(), run_.stepper->dxdt_current(), run_.t, nullptr);
     run_.sample(run_.t, run_.stepper->x_current());
+    // A motion that ends at the time it started lasted less than the time resolution: its
+    // surface is degenerate there (it ends where another atom of the guards sits at 0 too, a
+    // corner of the switching surfaces, as the PWM servo's pulses at rounding level). Read at
+    // one instant, the modes around the corner would send the run back and forth without end
+    // (sliding, exit, the guard back, sliding again), so the run leaves it at the time
+    // resolution: one step of that length in the exit mode, its event taken at the step's end.
+    if (run_.t <= run_.sliding.started_at()) return {Resume<S>::Kind::kChatter};
     return {};
   }
 

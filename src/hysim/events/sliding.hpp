@@ -62,6 +62,8 @@ class SlidingMotion {
   bool active() const { return active_; }
   int mode_a() const { return a_; }
   int mode_b() const { return surface_.mode_b; }
+  // The time the current (or last) motion started.
+  S started_at() const { return t_start_; }
   void stop() { active_ = false; }
 
   // f_s of the current motion, for the stepper (equivalent_field).
@@ -76,6 +78,7 @@ class SlidingMotion {
     surface_ = arrival.surface;
     if (status(t, arrival.x).status != SlideStatus::kSliding) return false;
     active_ = true;
+    t_start_ = t;
     std::copy(arrival.x, arrival.x + n_, x);
     project_onto_surface(t, x);
     return true;
@@ -260,6 +263,7 @@ class SlidingMotion {
   int a_ = -1;       // the mode the motion is in: the sliding arrival's
   Surface surface_;  // b, the guards a -> b and b -> a and the atom of each on the surface
   bool active_ = false;
+  S t_start_ = S(0);
 };
 
 }  // namespace hysim
