@@ -396,6 +396,56 @@ TEST(Cvode, NonFiniteFieldAtStartNamesModeAndTime) {
   }
 }
 
+// CVODE cannot follow a sliding motion: the stick-slip oscillator sticks (the belt drags the
+// mass along, the friction's two sides drive into the surface of zero relative velocity) and
+// the run is refused with a line that names the two modes and what to run instead, where the
+// engine's own loop slides on (its reference run reaches t_end).
+TEST(Cvode, SlidingModelIsRefused) {
+  const Model<double> model = testing::catalog_model<double>("stick-slip");
+  try {
+    Simulator<double> simulator(model, cvode_options(1.0, 1e-8, 1e-10));
+    simulator.run();
+    FAIL() << "no UnsupportedModel";
+  } catch (const UnsupportedModel& e) {
+    std::cout << "[cvode sliding] " << e.what() << "\n";
+    EXPECT_TRUE(contains(e.what(), "model 'stick-slip'"));
+    EXPECT_TRUE(contains(e.what(), "slides on a surface between modes"));
+    EXPECT_TRUE(contains(e.what(), "gamma-refine"));
+    EXPECT_LT(number_after(e.what(), "', t = "), 0.2);  // where sticking begins (t = 0.1278)
+  }
+  SimulationOptions own = cvode_options(1.0, 1e-8, 1e-10);
+  own.strategy = "gamma-refine";
+  Simulator<double> simulator(model, own);
+  const RunResult<double> result = simulator.run();
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  EXPECT_EQ(result.t, 1.0);
+}
+
+// Modelica by Example's chatter model, der(x) = 1 - 2 sign(x) from x = 1 written as two modes
+// with one-sided guards: x reaches 0 at t = 1 and then both fields drive into x = 0. The chain
+// classes the arrival sliding or CVODE crosses back and forth: either way, refused near t = 1.
+TEST(Cvode, ChatterAcrossASurfaceIsRefused) {
+  Model<double> model;
+  model.name = "chatter";
+  model.state_names = {"x"};
+  model.x0 = {1.0};
+  model.add_mode("above", [](double, const double*, double* dxdt) { dxdt[0] = -1.0; });
+  model.add_mode("below", [](double, const double*, double* dxdt) { dxdt[0] = 3.0; });
+  model.add_transition("above", "below", "x <= 0",
+                       Guard<double>::atom("x", [](double, const double* x) { return x[0]; }, Relation::kLessEqual));
+  model.add_transition("below", "above", "x > 0",
+                       Guard<double>::atom("x", [](double, const double* x) { return x[0]; }, Relation::kGreater));
+  model.finalize();
+  Simulator<double> simulator(model, cvode_options(5.0, 1e-8, 1e-10));
+  try {
+    simulator.run();
+    FAIL() << "no UnsupportedModel";
+  } catch (const UnsupportedModel& e) {
+    EXPECT_TRUE(contains(e.what(), "'above' and 'below'") || contains(e.what(), "'below' and 'above'")) << e.what();
+    EXPECT_NEAR(number_after(e.what(), "', t = "), 1.0, 1e-6);
+  }
+}
+
 // The event limit stops the run with reason kEventLimit after exactly that many events.
 TEST(Cvode, EventLimitStopsTheRun) {
   const Model<double> model = testing::catalog_model<double>("pwm-servo");

@@ -19,6 +19,14 @@ class InvalidArgument : public Error {
   using Error::Error;
 };
 
+// A valid model that the chosen engine cannot run (a peer meets a sliding motion it cannot
+// follow): refused, as a bad choice of input is (the program exits 2), with the reason and
+// what to run instead.
+class UnsupportedModel : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
 // A model is ill-formed (unknown mode in a transition, wrong state size...).
 class ModelError : public Error {
  public:

@@ -93,6 +93,8 @@ class CvodeEngine final : public Engine<double> {
   double start() {
     const double t = model_.t0;
     mode_ = model_.initial_mode;
+    chatter_from_ = chatter_to_ = -1;
+    chatter_events_ = 0;
     std::vector<double> x(model_.x0.begin(), model_.x0.end());
     check_finite(model_, mode_, t, x.data(), "the initial state");
     ledger_.started();
@@ -103,6 +105,7 @@ class CvodeEngine final : public Engine<double> {
       const bool one_sided = ledger_.satisfies(mode_, t, x.data());
       const AfterEvent<double> after =
           ledger_.event(mode_, at_start, t, x.data(), t, nullptr, one_sided, time_resolution(t), time_resolution(t));
+      refuse_sliding(mode_, after, t);
       mode_ = after.arrival.mode;
       std::copy(after.arrival.x, after.arrival.x + n_, x.begin());
       sample(t, x.data());
@@ -172,6 +175,7 @@ class CvodeEngine final : public Engine<double> {
     sample(t_r, y);
     const AfterEvent<double> after =
         ledger_.event(mode_, fired, t_r, y, t_r, nullptr, one_sided, time_resolution(t_r), time_resolution(t_r));
+    refuse_sliding(mode_, after, t_r);
     mode_ = after.arrival.mode;
     std::copy(after.arrival.x, after.arrival.x + n_, y);  // the chain copied x- first
     sample(t_r, y);
@@ -255,6 +259,34 @@ class CvodeEngine final : public Engine<double> {
     return ledger_.detector().fired_after(mode_, t, x, t, nullptr, field_.data()).index;
   }
 
+  // CVODE integrates one mode's field at a time: it cannot follow a sliding motion, where the
+  // fields on the two sides of a surface drive into it (Filippov's equivalent dynamics, which
+  // hysim's own loop integrates). Restarted in either mode it would chatter across the surface
+  // at its root-finding resolution, or leave the surface. So the run is refused where the
+  // motion begins: when the chain classes an arrival sliding, or when the run goes back and
+  // forth between the same two modes kChatterEvents times in a row, each event within
+  // kChatterResolutions time resolutions of the one before.
+  static constexpr int kChatterEvents = 4;
+  static constexpr double kChatterResolutions = 1e3;
+  void refuse_sliding(int from, const AfterEvent<double>& after, double t) {
+    const int to = after.arrival.mode;
+    const bool back_and_forth = from == chatter_to_ && to == chatter_from_ &&
+                                t - chatter_t_ <= kChatterResolutions * time_resolution(t);
+    chatter_events_ = back_and_forth ? chatter_events_ + 1 : 0;
+    chatter_from_ = from;
+    chatter_to_ = to;
+    chatter_t_ = t;
+    if (after.last_kind != TransitionClass::kSliding && chatter_events_ < kChatterEvents) return;
+    const auto& name = [this](int m) { return "'" + model_.modes[static_cast<std::size_t>(m)].name + "'"; };
+    const int other = after.arrival.surface.mode_b >= 0 ? after.arrival.surface.mode_b : from;
+    throw UnsupportedModel(
+        where(model_, to, t) + ": the run slides on a surface between modes " + name(to) + " and " + name(other) +
+        (after.last_kind == TransitionClass::kSliding ? " (the chain classes it sliding)"
+                                                      : " (it crosses back and forth at the time resolution)") +
+        "; CVODE integrates one mode at a time and cannot follow a sliding motion: run it with a strategy of "
+        "hysim's own loop (gamma-refine, the default, moves along the surface with Filippov's equivalent dynamics)");
+  }
+
   // ---- bookkeeping ------------------------------------------------------------------------
 
   // A step CVODE took since the last look becomes the pending step [step_start_, t_n].
@@ -323,6 +355,9 @@ class CvodeEngine final : public Engine<double> {
   double step_start_ = 0.0;
   bool root_without_event_ = false;  // since the last (re)start, CVODE returned a root...
   double last_root_t_ = 0.0;         // ...the last one at this time, and no event fired there
+  // refuse_sliding: the last event's modes and time, and how many in a row went back and forth
+  int chatter_from_ = -1, chatter_to_ = -1, chatter_events_ = 0;
+  double chatter_t_ = 0.0;
 };
 
 EngineInfo cvode_engine(CvodeMethod method) {
