@@ -24,7 +24,10 @@ void print_header(const ModelEntry& entry) {
             << "\n";
   for (const auto& p : entry.parameters) {
     std::cout << "    " << std::left << std::setw(10) << printable(p.name) << " = " << std::setw(8)
-              << printable(p.default_value) << "  " << printable(p.meaning) << "\n";
+              << printable(p.default_value) << "  " << printable(p.meaning);
+    // The declared range, which `hysim sweep --declared-ranges` draws from (docs/sweeps.md).
+    if (p.has_range()) std::cout << "  in [" << printable(p.low) << ", " << printable(p.high) << "]";
+    std::cout << "\n";
   }
   for (const auto& preset : entry.presets) {
     std::cout << "    preset " << printable(preset.name) << ": " << printable(preset.description);

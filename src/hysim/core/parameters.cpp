@@ -4,6 +4,19 @@
 
 namespace hysim {
 
+void check_parameter_range(const ParameterSpec& spec, const std::string& owner) {
+  if (!spec.has_range()) return;
+  const std::string what = "the range of parameter '" + spec.name + "' of " + owner;
+  if (spec.low.empty() || spec.high.empty()) throw InvalidArgument(what + ": give both ends, [low, high]");
+  const auto low = parse_decimal<long double>(spec.low, what);
+  const auto high = parse_decimal<long double>(spec.high, what);
+  const auto value = parse_decimal<long double>(spec.default_value, "the default of parameter '" + spec.name + "' of " + owner);
+  if (!(low < high)) throw InvalidArgument(what + ": [" + spec.low + ", " + spec.high + "] needs low < high");
+  if (!(low <= value && value <= high)) {
+    throw InvalidArgument(what + ": the default " + spec.default_value + " is outside [" + spec.low + ", " + spec.high + "]");
+  }
+}
+
 ParameterValues::ParameterValues(std::string model_name, std::vector<ParameterSpec> specs)
     : model_name_(std::move(model_name)), specs_(std::move(specs)) {
   for (const auto& spec : specs_) values_.emplace_back(spec.name, spec.default_value);

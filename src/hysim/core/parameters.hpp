@@ -17,7 +17,17 @@ struct ParameterSpec {
   std::string name;           // as on the command line: --param NAME=VALUE
   std::string default_value;  // decimal text
   std::string meaning;        // unit and meaning, one line
+  // The declared range [low, high]: the values over which the model is meant to run (a random
+  // campaign draws from it, docs/sweeps.md). Decimal text like the default; both empty: none.
+  std::string low{};
+  std::string high{};
+
+  bool has_range() const { return !low.empty() || !high.empty(); }
 };
+
+// Checks a declared range: both ends or neither, numbers, low < high and low <= default <=
+// high. Throws InvalidArgument naming the parameter and `owner` (a model, a file) otherwise.
+void check_parameter_range(const ParameterSpec& spec, const std::string& owner);
 
 // A named set of parameter values (e.g. the falling rod's "fig6").
 struct Preset {

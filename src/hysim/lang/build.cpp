@@ -298,7 +298,7 @@ ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec, const NativeOption
   entry.name = spec->name;
   entry.summary = spec->description.empty() ? "model file " + spec->file : spec->description;
   entry.source = spec->source.empty() ? spec->file : spec->source + " (" + spec->file + ")";
-  for (const auto& p : spec->parameters) entry.parameters.push_back({p.name, p.default_text, p.meaning});
+  for (const auto& p : spec->parameters) entry.parameters.push_back({p.name, p.default_text, p.meaning, p.low, p.high});
   for (const auto& p : spec->presets) {
     Preset preset{p.name, p.description, p.values, 0.0, p.t_end};
     if (!p.t_end.empty()) preset.t_end = parse_decimal<double>(p.t_end, "t_end of preset '" + p.name + "'");

@@ -276,7 +276,7 @@ class Parser : public ExpressionParser {
         model.source = expect(TokenKind::kString, "the citation in quotes, as in source \"004, Eqs. 4-9\"").text;
       } else if (word == "parameter") {
         next();
-        definitions(&model.parameters, true);
+        definitions(&model.parameters, true, true);
       } else if (word == "state") {
         next();
         definitions(&model.states, true);
@@ -329,8 +329,9 @@ class Parser : public ExpressionParser {
   }
 
  private:
-  // NAME = EXPRESSION ["description"] {, ...}
-  void definitions(std::vector<Definition>* out, bool described) {
+  // NAME = EXPRESSION [in [LOW, HIGH]] ["description"] {, ...}; the range only with `ranged`
+  // (parameters).
+  void definitions(std::vector<Definition>* out, bool described, bool ranged = false) {
     do {
       Definition d;
       const Token& name = expect(TokenKind::kName, "a name");
@@ -338,9 +339,26 @@ class Parser : public ExpressionParser {
       d.where = name.where;
       expect(TokenKind::kEquals, "'=' and a value after '" + d.name + "'");
       d.value = expression();
+      if (ranged && at_word("in") && peek(1).kind == TokenKind::kLeftBracket) range(&d);
       if (described && at(TokenKind::kString)) d.description = next().text;
       out->push_back(std::move(d));
     } while (accept(TokenKind::kComma));
+  }
+
+  // in [LOW, HIGH]: two signed number literals.
+  void range(Definition* d) {
+    d->range_where = next().where;  // in
+    next();                         // [
+    d->low = signed_number("the range's low end after 'in [' (as in in [0.05, 0.2])");
+    expect(TokenKind::kComma, "',' between the ends of the range of '" + d->name + "'");
+    d->high = signed_number("the range's high end");
+    expect(TokenKind::kRightBracket, "']' to close the range of '" + d->name + "'");
+  }
+
+  std::string signed_number(std::string_view what) {
+    std::string sign;
+    if (at(TokenKind::kMinus) || at(TokenKind::kPlus)) sign = next().kind == TokenKind::kMinus ? "-" : "";
+    return sign + expect(TokenKind::kNumber, std::string(what) + ": a number").text;
   }
 
   // { der(STATE) = EXPRESSION ... }

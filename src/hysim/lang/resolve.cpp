@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "hysim/core/errors.hpp"
+#include "hysim/core/parameters.hpp"
 #include "hysim/core/scalar.hpp"
 #include "hysim/lang/expressions.hpp"
 #include "hysim/lang/guards.hpp"
@@ -132,7 +134,8 @@ class Resolver {
         text = "0";
       }
       expressions_.finite_literal(text, d.value->where, "parameter '" + d.name + "'");
-      spec_.parameters.push_back(ParameterInfo{d.name, text, d.description, d.where});
+      spec_.parameters.push_back(ParameterInfo{d.name, text, d.description, d.where, d.low, d.high});
+      check_range(spec_.parameters.back(), d.range_where);
     }
     for (std::size_t i = 0; i < syntax_.states.size(); ++i) {
       const Definition& d = syntax_.states[i];
@@ -143,6 +146,20 @@ class Resolver {
       expressions_.declare(syntax_.lets[i].name, syntax_.lets[i].where, NameKind::kLet, static_cast<int>(i));
     }
     if (spec_.states.empty()) error(syntax_.name_where, "the model declares no state: add 'state NAME = VALUE'");
+  }
+
+  // A declared range: finite ends, low < high, the default inside.
+  void check_range(const ParameterInfo& p, Location where) {
+    if (p.low.empty() && p.high.empty()) return;
+    if (!expressions_.finite_literal(p.low, where, "the range of parameter '" + p.name + "'") ||
+        !expressions_.finite_literal(p.high, where, "the range of parameter '" + p.name + "'")) {
+      return;
+    }
+    try {
+      check_parameter_range(ParameterSpec{p.name, p.default_text, p.meaning, p.low, p.high}, "the model file");
+    } catch (const Error& e) {
+      error(where, e.what());
+    }
   }
 
   void resolve_requirements() {

@@ -21,6 +21,7 @@ struct ParameterInfo {
   std::string default_text;  // the literal as written (with its sign)
   std::string meaning;
   Location where;
+  std::string low{}, high{};  // the declared range as written; both empty: none
 };
 
 struct StateInfo {

@@ -190,6 +190,7 @@ void print_definitions(const char* word, const std::vector<Definition>& definiti
                        std::string* out) {
   for (const Definition& d : definitions) {
     *out += std::string(word) + " " + d.name + " = " + print(*d.value);
+    if (!d.low.empty() || !d.high.empty()) *out += " in [" + d.low + ", " + d.high + "]";
     if (described_inline) {
       *out += described(d.description);
     } else if (!d.description.empty()) {

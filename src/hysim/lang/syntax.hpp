@@ -39,6 +39,10 @@ struct Definition {
   Location where;
   ExpressionPtr value;
   std::string description;
+  // A parameter's declared range, "in [LOW, HIGH]": signed decimal literals as written; both
+  // empty when it declares none.
+  std::string low{}, high{};
+  Location range_where{};
 };
 
 // der(STATE) = EXPRESSION in a flow or mode block; STATE := EXPRESSION in a reset block.

@@ -127,15 +127,15 @@ ModelEntry ball_incline_entry() {
   entry.summary = "ball on an inclined plane with Coulomb friction: slipping, then rolling as a Filippov sliding mode";
   entry.source = "001 (Shpakov 2016), body of revolution on an inclined plane, Eqs. (6)-(11), Figs. 1-3";
   entry.parameters = {
-      {"phi_deg", "-20", "slope angle [deg]; s runs along (cos phi, sin phi), down the slope for phi < 0"},
-      {"k", "0.3", "Coulomb friction coefficient: |F_f| = k N while slipping"},
-      {"m", "1", "mass [kg]"},
-      {"r", "1.5", "radius R [m]"},
-      {"j", "0.4", "J0 / (m R^2): 0.4 solid ball, 1 hoop"},
-      {"g", "9.81", "gravity [m/s^2]"},
-      {"s0", "0", "initial position along the slope [m]"},
-      {"v0", "0", "initial velocity of the centre V0 [m/s]"},
-      {"omega0", "20", "initial angular velocity [rad/s]; omega R is the contact point's velocity along s"},
+      {"phi_deg", "-20", "slope angle [deg]; s runs along (cos phi, sin phi), down the slope for phi < 0", "-30", "-10"},
+      {"k", "0.3", "Coulomb friction coefficient: |F_f| = k N while slipping", "0.1", "0.5"},
+      {"m", "1", "mass [kg]", "0.5", "2"},
+      {"r", "1.5", "radius R [m]", "1", "2"},
+      {"j", "0.4", "J0 / (m R^2): 0.4 solid ball, 1 hoop", "0.4", "1"},
+      {"g", "9.81", "gravity [m/s^2]", "9.78", "9.83"},
+      {"s0", "0", "initial position along the slope [m]", "-1", "1"},
+      {"v0", "0", "initial velocity of the centre V0 [m/s]", "-1", "1"},
+      {"omega0", "20", "initial angular velocity [rad/s]; omega R is the contact point's velocity along s", "-20", "20"},
   };
   entry.presets = {
       {"paper", "001's experiment (Fig. 3): slips until t* = 4.7438 s, then rolls", {}},

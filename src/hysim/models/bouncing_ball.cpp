@@ -108,10 +108,10 @@ ModelEntry bouncing_ball_entry() {
   entry.summary = "ball dropped on a rigid floor, restitution e: impacts at closed-form times";
   entry.source = "classic; closed form t_{k+1} = t_k + 2 e^k w/g, w = sqrt(v0^2 + 2 g y0)";
   entry.parameters = {
-      {"g", "9.81", "gravity [m/s^2]"},
-      {"e", "0.8", "coefficient of restitution"},
-      {"y0", "10", "initial height [m]"},
-      {"v0", "0", "initial velocity [m/s]"},
+      {"g", "9.81", "gravity [m/s^2]", "9.78", "9.83"},
+      {"e", "0.8", "coefficient of restitution", "0.3", "0.95"},
+      {"y0", "10", "initial height [m]", "1", "20"},
+      {"v0", "0", "initial velocity [m/s]", "-5", "5"},
   };
   HYSIM_MODEL_BUILDERS(entry, make_bouncing_ball);
   entry.reference = bouncing_ball_reference;

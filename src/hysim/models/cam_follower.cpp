@@ -244,13 +244,13 @@ ModelEntry cam_follower_entry() {
   entry.summary = "spring-loaded follower on an eccentric cam: riding as a sliding mode, separation, impacts (pinnacles)";
   entry.source = "003 (Mosterman, Zhao, Biswas), cam follower, Figs. 1, 10, 11; Newton's impact rule, Eq. (2)";
   entry.parameters = {
-      {"m", "1", "follower mass [kg]"},
-      {"k", "10", "spring stiffness [N/m]"},
-      {"f0", "2.5", "spring preload at the cam's mid-stroke y = 0 [N]"},
-      {"ecc", "0.1", "cam eccentricity e [m]: the cam surface is at e sin(Omega t)"},
-      {"n", "1", "cam speed [rev/s]: Omega = 2 pi n"},
-      {"eps", "0", "coefficient of restitution (003, Eq. 2), in [0, 1]"},
-      {"z0", "0", "initial gap [m], >= 0"},
+      {"m", "1", "follower mass [kg]", "0.5", "2"},
+      {"k", "10", "spring stiffness [N/m]", "5", "20"},
+      {"f0", "2.5", "spring preload at the cam's mid-stroke y = 0 [N]", "1", "4"},
+      {"ecc", "0.1", "cam eccentricity e [m]: the cam surface is at e sin(Omega t)", "0.05", "0.15"},
+      {"n", "1", "cam speed [rev/s]: Omega = 2 pi n", "0.5", "1.5"},
+      {"eps", "0", "coefficient of restitution (003, Eq. 2), in [0, 1]", "0", "0.8"},
+      {"z0", "0", "initial gap [m], >= 0", "0", "0.01"},
       {"u0", "0", "initial velocity relative to the cam [m/s]"},
   };
   entry.presets = {

@@ -164,13 +164,13 @@ ModelEntry diode_inductor_entry() {
   entry.summary = "chopper onto R-L with a freewheeling diode: (off, off) mythical at each opening";
   entry.source = "003 (diode-inductor circuits among its tests); closed-form R-L responses";
   entry.parameters = {
-      {"V", "10", "source voltage [V]"},
-      {"L", "0.1", "inductance [H]"},
-      {"R", "10", "load resistance [ohm]"},
-      {"Vd", "0.7", "diode forward drop [V]"},
-      {"T", "0.2", "switching period [s]: the switch is on for t in [n T, n T + D)"},
-      {"D", "0.1", "on time per period [s], 0 < D < T"},
-      {"i0", "0", "initial current [A], >= 0"},
+      {"V", "10", "source voltage [V]", "5", "20"},
+      {"L", "0.1", "inductance [H]", "0.05", "0.2"},
+      {"R", "10", "load resistance [ohm]", "5", "20"},
+      {"Vd", "0.7", "diode forward drop [V]", "0.5", "0.9"},
+      {"T", "0.2", "switching period [s]: the switch is on for t in [n T, n T + D)", "0.15", "0.3"},
+      {"D", "0.1", "on time per period [s], 0 < D < T", "0.05", "0.12"},
+      {"i0", "0", "initial current [A], >= 0", "0", "1"},
   };
   entry.presets = {
       {"issue4", "the specified circuit (the defaults): the current reaches 0 0.0273 s after each opening", {}},

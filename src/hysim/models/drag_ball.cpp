@@ -175,11 +175,11 @@ ModelEntry drag_ball_entry() {
   entry.summary = "bouncing ball with linear air drag: impacts are roots of a transcendental equation";
   entry.source = "classical projectile with linear (Stokes) drag and Newton's restitution law";
   entry.parameters = {
-      {"g", "9.81", "gravity [m/s^2]"},
-      {"c", "0.5", "drag rate [1/s]: dv/dt = -g - c v"},
-      {"e", "0.8", "coefficient of restitution"},
-      {"y0", "10", "initial height [m]"},
-      {"v0", "0", "initial velocity [m/s]"},
+      {"g", "9.81", "gravity [m/s^2]", "9.78", "9.83"},
+      {"c", "0.5", "drag rate [1/s]: dv/dt = -g - c v", "0.1", "1"},
+      {"e", "0.8", "coefficient of restitution", "0.3", "0.95"},
+      {"y0", "10", "initial height [m]", "1", "20"},
+      {"v0", "0", "initial velocity [m/s]", "-5", "5"},
   };
   HYSIM_MODEL_BUILDERS(entry, make_drag_ball);
   entry.reference = drag_ball_reference;

@@ -24,8 +24,8 @@ ModelEntry exponential_entry() {
   entry.summary = "dy/dt = y, y(0) = 1: y(t) = e^t";
   entry.source = "001 (Shpakov 2016), Figs. 7-8";
   entry.parameters = {
-      {"rate", "1", "growth rate [1/s]"},
-      {"y0", "1", "initial value"},
+      {"rate", "1", "growth rate [1/s]", "0.1", "2"},
+      {"y0", "1", "initial value", "0.5", "2"},
   };
   HYSIM_MODEL_BUILDERS(entry, make_exponential);
   return entry;

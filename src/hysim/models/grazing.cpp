@@ -129,8 +129,8 @@ ModelEntry grazing_entry() {
   entry.summary = "sinusoid grazing a threshold: each crest is above it for only 2 delta seconds";
   entry.source = "this project's construction; cf. SUNDIALS rootfinding and DifferentialEquations.jl interp_points";
   entry.parameters = {
-      {"A", "1", "amplitude of x = A sin t"},
-      {"delta", "0.02", "half-angle of the excursion [rad]: threshold c = A cos(delta), x >= c for 2 delta s"},
+      {"A", "1", "amplitude of x = A sin t", "0.5", "2"},
+      {"delta", "0.02", "half-angle of the excursion [rad]: threshold c = A cos(delta), x >= c for 2 delta s", "0.002", "0.2"},
   };
   entry.presets = {
       {"narrow", "delta = 0.002: a 0.004 s excursion per period", {{"delta", "0.002"}}},

@@ -37,11 +37,11 @@ ModelEntry oscillator_entry() {
   entry.summary = "damped oscillator from a structural scheme: lambda = -1 +- j19.975";
   entry.source = "001 (Shpakov 2016), Figs. 4-6";
   entry.parameters = {
-      {"k_v", "0.10", "velocity feedback gain"},
-      {"k_oc", "1", "main feedback gain"},
-      {"k1", "20", "first integrator gain [1/s]"},
-      {"k2", "20", "second integrator gain [1/s]"},
-      {"y1_0", "200", "initial output y1(0)"},
+      {"k_v", "0.10", "velocity feedback gain", "0.05", "0.2"},
+      {"k_oc", "1", "main feedback gain", "0.5", "2"},
+      {"k1", "20", "first integrator gain [1/s]", "10", "40"},
+      {"k2", "20", "second integrator gain [1/s]", "10", "40"},
+      {"y1_0", "200", "initial output y1(0)", "100", "300"},
   };
   HYSIM_MODEL_BUILDERS(entry, make_oscillator);
   return entry;

@@ -172,15 +172,15 @@ ModelEntry pwm_servo_entry() {
   entry.summary = "servo drive with a symmetric PWM controller, three modes, saw reset every 0.1 s";
   entry.source = "004 (Modeling and Simulation of Event Systems, 2024), Eqs. (4)-(9), Table 1";
   entry.parameters = {
-      {"k_w", "100", "speed gain [rad/s^2]"},
-      {"k", "0.1", "damping (velocity feedback) coefficient [s]"},
-      {"kp", "0.1", "PWM coefficient (1/T_p)"},
-      {"u", "1", "setpoint [rad]"},
-      {"u_amp", "0", "setpoint amplitude [rad]"},
-      {"u_freq", "1", "setpoint angular frequency [rad/s]"},
-      {"saw_max", "0.1", "sawtooth amplitude and period [s]"},
-      {"omega0", "0", "initial angular velocity [rad/s]"},
-      {"phi0", "0", "initial angle [rad]"},
+      {"k_w", "100", "speed gain [rad/s^2]", "50", "200"},
+      {"k", "0.1", "damping (velocity feedback) coefficient [s]", "0.05", "0.2"},
+      {"kp", "0.1", "PWM coefficient (1/T_p)", "0.05", "0.2"},
+      {"u", "1", "setpoint [rad]", "0.5", "2"},
+      {"u_amp", "0", "setpoint amplitude [rad]", "0", "1"},
+      {"u_freq", "1", "setpoint angular frequency [rad/s]", "0.5", "2"},
+      {"saw_max", "0.1", "sawtooth amplitude and period [s]", "0.05", "0.2"},
+      {"omega0", "0", "initial angular velocity [rad/s]", "-1", "1"},
+      {"phi0", "0", "initial angle [rad]", "-0.5", "0.5"},
   };
   entry.presets = {
       {"tracking",

@@ -196,14 +196,14 @@ ModelEntry stick_slip_entry() {
   entry.summary = "mass-spring dragged by a belt, Coulomb friction: sticking as a Filippov sliding mode";
   entry.source = "mass on a moving belt with static/kinetic Coulomb friction; 003 sliding modes";
   entry.parameters = {
-      {"m", "1", "mass [kg]"},
-      {"k", "1", "spring stiffness [N/m]"},
-      {"g", "9.81", "gravity [m/s^2]: normal force N = m g"},
-      {"v_b", "0.5", "belt speed [m/s], > 0"},
-      {"mu_s", "0.6", "static friction coefficient, >= mu_k"},
-      {"mu_k", "0.4", "kinetic friction coefficient"},
-      {"x0", "0", "initial spring extension [m]"},
-      {"v0", "0", "initial velocity [m/s]"},
+      {"m", "1", "mass [kg]", "0.5", "2"},
+      {"k", "1", "spring stiffness [N/m]", "0.5", "2"},
+      {"g", "9.81", "gravity [m/s^2]: normal force N = m g", "9.78", "9.83"},
+      {"v_b", "0.5", "belt speed [m/s], > 0", "0.2", "1"},
+      {"mu_s", "0.6", "static friction coefficient, >= mu_k", "0.5", "0.8"},
+      {"mu_k", "0.4", "kinetic friction coefficient", "0.2", "0.45"},
+      {"x0", "0", "initial spring extension [m]", "-0.5", "0.5"},
+      {"v0", "0", "initial velocity [m/s]", "-0.5", "0.5"},
   };
   entry.presets = {
       {"periodic", "the defaults: from rest, slip 0.128 s, then a stick-slip cycle of 11.489 s", {}},

@@ -230,14 +230,14 @@ ModelEntry stiff_relay_entry() {
                  "closed form per mode, this project's test problem";
   entry.stiff = true;
   entry.parameters = {
-      {"tau", "1", "plant time constant [s]: dy/dt = (u - y)/tau"},
-      {"eps", "1e-4", "sensor time constant [s], 0 < eps < tau: ds/dt = (y - s)/eps; stiffness ratio tau/eps"},
-      {"u_high", "1", "relay output in mode high"},
-      {"u_low", "-1", "relay output in mode low; u_low < y_low < y_high < u_high"},
-      {"y_high", "0.2", "upper threshold on the reading: high -> low when s >= y_high"},
-      {"y_low", "-0.2", "lower threshold on the reading: low -> high when s <= y_low"},
-      {"y0", "0", "initial plant output, y_low < y0 < y_high (the relay starts high)"},
-      {"s0", "0", "initial sensor reading, y_low < s0 < y_high"},
+      {"tau", "1", "plant time constant [s]: dy/dt = (u - y)/tau", "0.5", "2"},
+      {"eps", "1e-4", "sensor time constant [s], 0 < eps < tau: ds/dt = (y - s)/eps; stiffness ratio tau/eps", "1e-5", "1e-3"},
+      {"u_high", "1", "relay output in mode high", "0.5", "2"},
+      {"u_low", "-1", "relay output in mode low; u_low < y_low < y_high < u_high", "-2", "-0.5"},
+      {"y_high", "0.2", "upper threshold on the reading: high -> low when s >= y_high", "0.1", "0.3"},
+      {"y_low", "-0.2", "lower threshold on the reading: low -> high when s <= y_low", "-0.3", "-0.1"},
+      {"y0", "0", "initial plant output, y_low < y0 < y_high (the relay starts high)", "-0.05", "0.05"},
+      {"s0", "0", "initial sensor reading, y_low < s0 < y_high", "-0.05", "0.05"},
   };
   entry.presets = {
       {"nonstiff", "eps = 0.1 s: the same loop with a slow sensor (stiffness ratio 10)", {{"eps", "0.1"}}},

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "hysim/core/printable.hpp"
+#include "hysim/core/scalar.hpp"
 #include "hysim/rules/procedures.hpp"
 #include "hysim/rules/spelling.hpp"
 #include "hysim/rules/table.hpp"
@@ -310,6 +311,29 @@ void read_model(ReaderState& reader, const Section& section) {
   if (!(reader.table.t_end > 0)) error(reader, section.where, "[model] t_end must be positive");
 }
 
+// A parameter's declared range, the fourth cell: LOW..HIGH (docs/rule-tables.md), low < high,
+// the value inside.
+void read_range(ReaderState& reader, const Section& section, const Cell& cell, RealVariable* real) {
+  const std::string what = "[" + section.name + "] " + real->name + ": the range '" + cell.text + "'";
+  if (section.name != "parameters") {
+    error(reader, cell.where, what + ": only a parameter declares a range (in [parameters])");
+    return;
+  }
+  const std::size_t dots = cell.text.find("..");
+  const auto low = dots == std::string::npos ? std::nullopt : number(tidy(cell.text.substr(0, dots)));
+  const auto high = dots == std::string::npos ? std::nullopt : number(tidy(cell.text.substr(dots + 2)));
+  if (!low || !high) {
+    error(reader, cell.where, what + " is not LOW..HIGH with two finite numbers (as in 0.05..0.2)");
+  } else if (!(*low < *high)) {
+    error(reader, cell.where, what + " needs LOW < HIGH");
+  } else if (!(*low <= real->initial && real->initial <= *high)) {
+    error(reader, cell.where, what + " does not hold the value " + format_scalar(real->initial, 17));
+  } else {
+    real->low = decimal_text(tidy(cell.text.substr(0, dots)));
+    real->high = decimal_text(tidy(cell.text.substr(dots + 2)));
+  }
+}
+
 void read_values(ReaderState& reader, const Section& section, bool parameters) {
   for (const auto& row : section.rows) {
     const Cell& name = row.cells[0];
@@ -325,7 +349,9 @@ void read_values(ReaderState& reader, const Section& section, bool parameters) {
                             std::to_string(reader.table.reals[static_cast<std::size_t>(index)].where.line) + ")");
       continue;
     }
-    reader.table.reals.push_back({name.text, parameters, v, row.at(2) ? row.at(2)->text : "", name.where});
+    RealVariable real{name.text, parameters, v, row.at(2) ? row.at(2)->text : "", name.where};
+    if (const Cell* range = row.at(3)) read_range(reader, section, *range, &real);
+    reader.table.reals.push_back(std::move(real));
   }
 }
 

@@ -129,6 +129,7 @@ struct RealVariable {
   double initial = 0;      // its value, or a state's initial value ([initial])
   std::string meaning;
   Location where;
+  std::string low{}, high{};  // a parameter's declared range (decimal text); both empty: none
 };
 
 struct RuleTable {

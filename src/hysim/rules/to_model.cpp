@@ -526,6 +526,9 @@ void declare_parameters(Translation& tr, lang::ModelSyntax* model) {
     const RealVariable& v = tr.table.reals[i];
     if (tr.state[i]) continue;
     model->parameters.push_back(definition(tr.id[i], v.where, literal(tr, "", v.initial, v.where), v.name));
+    model->parameters.back().low = v.low;
+    model->parameters.back().high = v.high;
+    model->parameters.back().range_where = v.where;
   }
   for (std::size_t q = 0; q < tr.table.logic.size(); ++q) {
     const LogicVariable& v = tr.table.logic[q];
