@@ -4,7 +4,11 @@
 //   --param kp=0.05:0.2:64      a linear grid: 64 values from 0.05 to 0.2, ends included
 //   --param u=0.5,1,2           a list
 //   --param e=0.7               one value for every run
-//   --draws N --seed S          N runs, drawing --param x=uniform:a:b and x=normal:mu:sigma
+//   --draws N --seed S          N runs, drawing --param x=uniform:a:b, x=normal:mu:sigma,
+//                               x=loguniform:a:b and x=declared (the model's declared range)
+//   --declared-ranges           with --draws: every parameter with a declared range is drawn
+//   --draw-rtol A:B             with --draws: each run's rtol log-uniform in [A, B), atol in
+//                               proportion (atol/rtol as --atol/--rtol give it)
 //
 // The summary (CSV, streamed: a million runs take constant memory) has per run: its index, the
 // swept values, how it ended, its events, the first --events event times, the final state, the
@@ -165,6 +169,14 @@ class SummaryFiles {
   bool json_closed_ = false;
 };
 
+// --draw-rtol A:B into the request's rtol_low and rtol_high (SweepRequest::validate checks them).
+void read_rtol_range(const std::string& text, SweepRequest* request) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) throw InvalidArgument("--draw-rtol " + text + ": expected A:B, as in 1e-12:1e-4");
+  request->rtol_low = parse_decimal<double>(text.substr(0, colon), "--draw-rtol (its low end)");
+  request->rtol_high = parse_decimal<double>(text.substr(colon + 1), "--draw-rtol (its high end)");
+}
+
 int sweep_command(const SweepRequest& request) {
   SummaryFiles files(request.out_dir);
   SweepSummary summary;
@@ -209,8 +221,14 @@ Command add_sweep_command(CLI::App& app, int* verbosity) {
       ->default_val(0);
   cmd->add_option("--runs", request->runs, "a part of the sweep: how many runs from --first (0: to the end)")
       ->default_val(0);
+  cmd->add_flag("--declared-ranges", request->declared_ranges,
+                "with --draws: draw every parameter with a declared range (hysim list MODEL) uniformly over it");
+  auto rtol_range = std::make_shared<std::string>();
+  cmd->add_option("--draw-rtol", *rtol_range,
+                  "with --draws: each run's rtol log-uniform in [A, B) (A:B), its atol rtol * (--atol / --rtol)");
   add_verbosity_flag(cmd, verbosity);
-  return {cmd, [request] {
+  return {cmd, [request, rtol_range] {
+            if (!rtol_range->empty()) read_rtol_range(*rtol_range, request.get());
             return sweep_command(*request);
           }};
 }

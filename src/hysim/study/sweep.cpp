@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "hysim/core/errors.hpp"
@@ -23,11 +24,13 @@ namespace {
 
 // One swept parameter: its values (a grid or a list), or a distribution to draw from.
 struct Axis {
-  enum class Kind { kValues, kGrid, kUniform, kNormal };
+  enum class Kind { kValues, kGrid, kUniform, kNormal, kLogUniform };
   std::string name;
   Kind kind = Kind::kValues;
   std::vector<std::string> values;  // kValues: the texts, parsed per scalar type by the model
-  double a = 0, b = 0;              // kGrid: from a to b; kUniform: [a, b); kNormal: mean a, deviation b
+  double a = 0, b = 0;              // kGrid: from a to b; kUniform: [a, b); kNormal: mean a, deviation b;
+                                    // kLogUniform: [a, b), 0 < a
+  bool drawn() const { return kind == Kind::kUniform || kind == Kind::kNormal || kind == Kind::kLogUniform; }
   std::int64_t count = 0;           // kGrid: its values (computed when needed: constant memory)
 
   std::int64_t size() const { return kind == Kind::kGrid ? count : static_cast<std::int64_t>(values.size()); }
@@ -55,18 +58,23 @@ Axis parse_axis(const std::string& assignment) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
     throw InvalidArgument("--param " + assignment + ": expected NAME=VALUE, NAME=FROM:TO:COUNT, NAME=V1,V2,... or "
-                          "NAME=uniform:A:B / NAME=normal:MEAN:DEVIATION");
+                          "NAME=uniform:A:B / NAME=normal:MEAN:DEVIATION / NAME=loguniform:A:B / NAME=declared");
   }
   Axis axis;
   axis.name = assignment.substr(0, eq);
   const std::string spec = assignment.substr(eq + 1);
   const std::string what = "--param " + axis.name;
   const std::vector<std::string> fields = split(spec, ':');
-  if (fields.size() == 3 && (fields[0] == "uniform" || fields[0] == "normal")) {
-    axis.kind = fields[0] == "uniform" ? Axis::Kind::kUniform : Axis::Kind::kNormal;
+  if (fields.size() == 3 && (fields[0] == "uniform" || fields[0] == "normal" || fields[0] == "loguniform")) {
+    axis.kind = fields[0] == "uniform" ? Axis::Kind::kUniform
+                : fields[0] == "normal" ? Axis::Kind::kNormal
+                                        : Axis::Kind::kLogUniform;
     axis.a = number(fields[1], what);
     axis.b = number(fields[2], what);
     if (axis.kind == Axis::Kind::kUniform && !(axis.a < axis.b)) throw InvalidArgument(what + ": uniform:A:B needs A < B");
+    if (axis.kind == Axis::Kind::kLogUniform && !(axis.a > 0 && axis.a < axis.b)) {
+      throw InvalidArgument(what + ": loguniform:A:B needs 0 < A < B");
+    }
     if (axis.kind == Axis::Kind::kNormal && !(axis.b > 0)) throw InvalidArgument(what + ": normal:MEAN:DEVIATION needs DEVIATION > 0");
     return axis;
   }
@@ -97,6 +105,35 @@ Axis parse_axis(const std::string& assignment) {
 
 
 
+// NAME=declared: a uniform draw over the range the model declares for NAME.
+Axis declared_axis(const ModelEntry& entry, const std::string& name) {
+  for (const ParameterSpec& spec : entry.parameters) {
+    if (spec.name != name) continue;
+    if (!spec.has_range()) {
+      throw InvalidArgument("--param " + name + "=declared: model '" + entry.name + "' declares no range for '" + name +
+                            "' (give uniform:A:B)");
+    }
+    Axis axis;
+    axis.name = name;
+    axis.kind = Axis::Kind::kUniform;
+    axis.a = number(spec.low, "the range of parameter '" + name + "'");
+    axis.b = number(spec.high, "the range of parameter '" + name + "'");
+    return axis;
+  }
+  (void)entry.default_values().text(name);  // throws, naming the model and its parameters
+  return {};
+}
+
+// A draw of an axis from the uniform u in [0, 1) (and a second one, for a normal draw).
+double drawn_value(const Axis& axis, double u, std::mt19937_64& random) {
+  if (axis.kind == Axis::Kind::kNormal) {  // Box-Muller
+    const double u2 = static_cast<double>((random() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
+    return axis.a + axis.b * std::sqrt(-2 * std::log(u2)) * std::cos(2 * 3.14159265358979323846 * u);
+  }
+  if (axis.kind == Axis::Kind::kLogUniform) return std::exp(std::log(axis.a) + (std::log(axis.b) - std::log(axis.a)) * u);
+  return axis.a + (axis.b - axis.a) * u;
+}
+
 template <class S>
 class FirstEvents final : public Observer<S> {
  public:
@@ -117,6 +154,7 @@ struct SweepPlan {
   std::vector<Axis> axes;   // the swept parameters
   std::int64_t first = 0;   // the runs [first, first + count) of the whole sweep
   std::int64_t count = 0;
+  double atol_per_rtol = 0;  // a drawn rtol's atol is rtol times this
 
   // Run i's values: the grid's mixed-radix digits (the last axis fastest), or draws from a
   // stream seeded by (seed, i).
@@ -127,12 +165,14 @@ struct SweepPlan {
       for (std::size_t a = 0; a < axes.size(); ++a) {
         // Inverse transforms of 53-bit uniforms: the same draws on every platform.
         const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
-        double value = axes[a].a + (axes[a].b - axes[a].a) * u;
-        if (axes[a].kind == Axis::Kind::kNormal) {  // Box-Muller
-          const double u2 = static_cast<double>((random() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
-          value = axes[a].a + axes[a].b * std::sqrt(-2 * std::log(u2)) * std::cos(2 * 3.14159265358979323846 * u);
-        }
-        out[a] = format_scalar(value, 17);
+        out[a] = format_scalar(drawn_value(axes[a], u, random), 17);
+      }
+      if (request->draws_tolerance()) {  // after the parameters: their draws do not depend on it
+        const Axis rtol{"rtol", Axis::Kind::kLogUniform, {}, request->rtol_low, request->rtol_high, 0};
+        const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
+        const std::string text = format_scalar(drawn_value(rtol, u, random), 17);
+        out.push_back(text);
+        out.push_back(format_scalar(number(text, "rtol") * atol_per_rtol, 17));
       }
       return out;
     }
@@ -145,28 +185,50 @@ struct SweepPlan {
   }
 };
 
+// With --declared-ranges, an axis for each parameter with a declared range that no --param
+// names; with a drawn rtol, the ratio of atol to rtol. Both need draws.
+void add_drawn_ranges(const SweepRequest& request, const ModelEntry& entry, const std::set<std::string>& named,
+                      SweepPlan* plan) {
+  if (request.declared_ranges) {
+    if (request.samples == 0) throw InvalidArgument("--declared-ranges needs --draws N");
+    for (const ParameterSpec& spec : entry.parameters) {
+      if (spec.has_range() && named.count(spec.name) == 0) plan->axes.push_back(declared_axis(entry, spec.name));
+    }
+  }
+  if (request.draws_tolerance()) {
+    if (request.samples == 0) throw InvalidArgument("--draw-rtol needs --draws N");
+    plan->atol_per_rtol = request.options.atol.value() / request.options.rtol.value();
+  }
+}
+
 // Reads and checks every input of the sweep; throws InvalidArgument naming the culprit.
 SweepPlan plan_sweep(const SweepRequest& request, const ModelEntry& entry) {
   SweepPlan plan{&request, entry.default_values(), {}, 0, 0};
   if (!request.choice.preset.empty()) plan.base.apply_preset(entry.presets, request.choice.preset);
+  std::set<std::string> named;
   for (const std::string& assignment : request.choice.params) {
-    Axis axis = parse_axis(assignment);
+    const std::size_t eq = assignment.find('=');
+    const bool declared = eq != std::string::npos && eq > 0 && assignment.substr(eq + 1) == "declared";
+    Axis axis = declared ? declared_axis(entry, assignment.substr(0, eq)) : parse_axis(assignment);
+    named.insert(axis.name);
     if ((axis.kind == Axis::Kind::kValues || axis.kind == Axis::Kind::kGrid) && axis.size() == 1) {
       plan.base.set(axis.name, axis.value(0));  // one value: every run's
       continue;
     }
     (void)plan.base.text(axis.name);  // an unknown name throws, naming the model
-    const bool drawn = axis.kind == Axis::Kind::kUniform || axis.kind == Axis::Kind::kNormal;
+    const bool drawn = axis.drawn();
     if (drawn && request.samples == 0) {
       throw InvalidArgument("--param " + axis.name + ": a distribution needs --draws N");
     }
     if (!drawn && request.samples > 0) {
       throw InvalidArgument("--param " + axis.name + ": with --draws every swept parameter is drawn "
-                            "(uniform:A:B or normal:MEAN:DEVIATION); a grid or list sweeps without --draws");
+                            "(uniform:A:B, normal:MEAN:DEVIATION, loguniform:A:B or declared); a grid or list "
+                            "sweeps without --draws");
     }
     plan.axes.push_back(std::move(axis));
   }
-  if (plan.axes.empty()) {
+  add_drawn_ranges(request, entry, named, &plan);
+  if (plan.axes.empty() && !request.draws_tolerance()) {
     throw InvalidArgument("sweep: no --param sweeps anything (give FROM:TO:COUNT, a list, or a distribution)");
   }
   std::int64_t total = request.samples;
@@ -215,6 +277,11 @@ class SweepRunner {
     if (stop_flag().load(std::memory_order_relaxed)) return without_run(std::move(row), "not_run", "");
     ParameterValues values = plan_.base;
     for (std::size_t a = 0; a < plan_.axes.size(); ++a) values.set(plan_.axes[a].name, row.swept[a].text);
+    SimulationOptions options = request_.options;
+    if (request_.draws_tolerance()) {  // the last two columns: the drawn rtol and its atol
+      options.rtol = Decimal(row.swept[plan_.axes.size()].text, "rtol");
+      options.atol = Decimal(row.swept[plan_.axes.size() + 1].text, "atol");
+    }
     std::unique_ptr<const Model<S>> model;
     std::unique_ptr<Simulator<S>> simulator;
     try {
@@ -223,7 +290,7 @@ class SweepRunner {
         std::lock_guard lock(build_);
         model = std::make_unique<const Model<S>>(entry_.make<S>(values));
       }
-      simulator = std::make_unique<Simulator<S>>(*model, request_.options);
+      simulator = std::make_unique<Simulator<S>>(*model, options);
     } catch (const InvalidArgument& error) {
       return without_run(std::move(row), "failed", error.what());
     } catch (const ModelError& error) {
@@ -294,6 +361,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   // anything is written.
   SweepColumns columns;
   for (const Axis& axis : plan.axes) columns.swept.push_back(axis.name);
+  if (request.draws_tolerance()) columns.swept.insert(columns.swept.end(), {"rtol", "atol"});
   columns.event_columns = request.event_columns;
   columns.states = entry.make<S>(plan.base).state_names;
   if (!request.out_dir.empty()) {  // an earlier sweep's per-run files that this one does not write
@@ -323,8 +391,13 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
 }  // namespace
 
 void SweepRequest::validate() const {
-  if (choice.params.empty()) {
-    throw InvalidArgument("sweep: give at least one --param NAME=FROM:TO:COUNT, a list, or a distribution");
+  if (choice.params.empty() && !declared_ranges && !draws_tolerance()) {
+    throw InvalidArgument("sweep: give at least one --param NAME=FROM:TO:COUNT, a list, or a distribution "
+                          "(or --declared-ranges, --draw-rtol with --draws)");
+  }
+  if (draws_tolerance() && !(rtol_low > 0 && rtol_low < rtol_high && rtol_high < 1)) {
+    throw InvalidArgument("--draw-rtol A:B needs 0 < A < B < 1, not " + format_scalar(rtol_low, 17) + ":" +
+                          format_scalar(rtol_high, 17));
   }
   if (runs < 0) throw InvalidArgument("sweep: the number of runs of a part must be >= 0 (0: to the end)");
   options.validate();
@@ -344,7 +417,9 @@ std::vector<std::string> SweepColumns::names() const {
 
 SweepSummary run_sweep(const SweepRequest& request, const std::function<void(const SweepColumns&)>& columns,
                        const std::function<void(SweepRow&&)>& row) {
-  if (request.choice.params.empty()) request.validate();  // before the model is read
+  if (request.choice.params.empty() && !request.declared_ranges && !request.draws_tolerance()) {
+    request.validate();  // before the model is read
+  }
   return with_scalar(request.choice.scalar_kind(), [&]<class S>() { return sweep_in<S>(request, columns, row); });
 }
 

@@ -6,6 +6,11 @@
 //   NAME=0.7              one value for every run
 //   NAME=uniform:A:B      with draws: a uniform draw in [A, B)
 //   NAME=normal:M:D       with draws: a normal draw of mean M and deviation D
+//   NAME=loguniform:A:B   with draws: exp of a uniform draw in [ln A, ln B), 0 < A < B
+//   NAME=declared         with draws: a uniform draw over the range the model declares
+//
+// With draws, `declared_ranges` draws every parameter that declares a range and no --param
+// names, and rtol_low/rtol_high draw each run's rtol log-uniformly (atol keeps its ratio to rtol).
 //
 // The grid is the Cartesian product of its axes, the last one varying fastest; draws of run i
 // come from a stream seeded by (seed, i). Every field of a row but the wall time is the same
@@ -34,6 +39,13 @@ struct SweepRequest {
   bool run_files = false;      // DIR/runs/<run>/events.csv and trajectory.csv
   std::int64_t first = 0;      // a part of the sweep: runs [first, first + runs) of the whole
   std::int64_t runs = 0;       // 0: to the end
+  bool declared_ranges = false;  // with samples: draw every parameter over its declared range
+  // With samples and rtol_low < rtol_high: each run's rtol is drawn log-uniformly in
+  // [rtol_low, rtol_high) and its atol is rtol * (options.atol / options.rtol); both are
+  // columns of the rows, after the swept parameters. 0, 0: every run has options' tolerances.
+  double rtol_low = 0, rtol_high = 0;
+
+  bool draws_tolerance() const { return rtol_low > 0 || rtol_high > 0; }
 
   // Throws InvalidArgument for what is wrong whatever the model: no swept parameter, a
   // negative count, run files without a folder, a bad option.
@@ -53,7 +65,8 @@ struct SweepReal {
 // The layout of the rows: run, the swept parameters, reason, message, t, mode, events,
 // t_event1..t_eventN, the final state, steps, rejected, field_evals, guard_evals, wall_s.
 struct SweepColumns {
-  std::vector<std::string> swept;   // the swept parameters, in the order of choice.params
+  std::vector<std::string> swept;   // the swept parameters, in the order of choice.params (then
+                                    // the declared ranges'), then rtol and atol when drawn
   int event_columns = 0;
   std::vector<std::string> states;  // the model's states
 
