@@ -194,6 +194,7 @@ int sweep_command(const SweepRequest& request) {
             << format_scalar(summary.seconds, 4) << " s ("
             << format_scalar(static_cast<double>(done) / std::max(summary.seconds, 1e-9), 4) << " runs/s) on "
             << summary.threads << " threads; " << summary.failed << " failed";
+  if (summary.refused > 0) std::cerr << "; " << summary.refused << " refused";
   if (summary.not_run > 0) std::cerr << "; " << summary.not_run << " not run";
   std::cerr << files.wrote() << "\n";
   return 0;

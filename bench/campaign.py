@@ -14,7 +14,8 @@ counted apart.
 The known failures (a file, one line per MODEL STRATEGY KIND REASON, tab-separated; STRATEGY
 may be '*') are left out of the zero-failure verdict, and each must still happen: KIND `fails`
 (at least one failed run in the draw) or `refused` (the sweep refuses the model, exit 2, with
-one error line). A listed case that no longer fails makes the verdict fail too: the list
+one error line, or refuses runs midway: rows with reason `refused`, as the cvode peer refuses a
+run where a sliding motion begins; every other run reaches its end). A listed case that no longer fails makes the verdict fail too: the list
 shrinks as the engine is fixed.
 
 Usage: campaign.py HYSIM SOURCE_DIR [--draws N] [--seed S] [--jobs J] [--time-limit SECONDS]
@@ -101,10 +102,10 @@ def sweep(hysim, case, options):
         start = time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True)
         result = {"case": case, "exit": done.returncode, "seconds": time.monotonic() - start,
-                  "draws": options.draws, "failed": 0, "zeno": 0, "kinds": {}}
+                  "draws": options.draws, "failed": 0, "refused": 0, "zeno": 0, "kinds": {}}
         errors = [line for line in done.stderr.splitlines() if line.strip()]
         if done.returncode == REFUSED_EXIT or not os.path.exists(os.path.join(out, "summary.csv")):
-            result["failed"] = options.draws
+            result["refused" if done.returncode == REFUSED_EXIT else "failed"] = options.draws
             first = [line for line in errors if "error:" in line] or errors
             result["kinds"]["refused"] = first[0] if first else f"exit {done.returncode}, no message"
             return result
@@ -118,7 +119,7 @@ def sweep(hysim, case, options):
                 result["zeno"] += 1
             if reason in (REACHED, ZENO):
                 continue
-            result["failed"] += 1
+            result["refused" if reason == "refused" else "failed"] += 1
             if reason not in result["kinds"]:
                 drawn = {k: row[k] for k in swept_columns(row)}
                 result["kinds"][reason] = f"{row['message'] or reason} [run {row['run']}: " + \
@@ -143,12 +144,13 @@ def verdict(result, known):
     label, _, _, strategy = result["case"]
     entry = matching(known, label, strategy)
     if entry is None:
-        return "ok" if result["failed"] == 0 else "NEW FAILURE"
+        return "NEW FAILURE" if result["failed"] else "NEW REFUSAL" if result["refused"] else "ok"
     entry["used"] = True
     if entry["kind"] == "refused":
-        return "known (refused)" if "refused" in result["kinds"] and result["exit"] == REFUSED_EXIT else \
-            "STALE: listed as refused, but " + ("ran" if "refused" not in result["kinds"] else f"exit {result['exit']}")
-    if "refused" in result["kinds"]:
+        if result["failed"]:
+            return "NEW FAILURE (listed as refused)"
+        return "known (refused)" if result["refused"] else "STALE: listed as refused, but every run reached its end"
+    if result["refused"]:
         return "NEW REFUSAL (listed as fails)"
     return "known (fails)" if result["failed"] > 0 else "STALE: listed as failing, but every run reached its end"
 
@@ -184,13 +186,13 @@ def main():
 
 def report(results, known, options, seconds):
     bad = 0
-    print("model\tstrategy\tdraws\tfailed\tzeno\tseconds\tverdict\tfirst error of each kind")
+    print("model\tstrategy\tdraws\tfailed\trefused\tzeno\tseconds\tverdict\tfirst error of each kind")
     for result in results:
         label, _, _, strategy = result["case"]
         state = verdict(result, known)
         bad += 0 if state.startswith(("ok", "known")) else 1
         kinds = " | ".join(f"{kind}: {line}" for kind, line in result["kinds"].items())
-        print(f"{label}\t{strategy}\t{result['draws']}\t{result['failed']}\t{result['zeno']}\t"
+        print(f"{label}\t{strategy}\t{result['draws']}\t{result['failed']}\t{result['refused']}\t{result['zeno']}\t"
               f"{result['seconds']:.1f}\t{state}\t{kinds}")
     ran = {(r["case"][0]) for r in results}
     for entry in known:
@@ -200,7 +202,8 @@ def report(results, known, options, seconds):
             bad += 1
     runs = sum(r["draws"] for r in results)
     failed = sum(r["failed"] for r in results)
-    print(f"campaign: {len(results)} sweeps, {runs} runs, {failed} failed "
+    refused = sum(r["refused"] for r in results)
+    print(f"campaign: {len(results)} sweeps, {runs} runs, {failed} failed, {refused} refused "
           f"({sum(1 for r in results if r['failed'])} sweeps with failures), {bad} against the verdict, "
           f"{seconds:.1f} s on {options.jobs} jobs; draws {options.draws}, seed {options.seed}")
     return 1 if bad else 0

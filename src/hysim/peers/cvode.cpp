@@ -265,12 +265,13 @@ class CvodeEngine final : public Engine<double> {
   // at its root-finding resolution, or leave the surface. So the run is refused where the
   // motion begins: when the chain classes an arrival sliding, or when the run goes back and
   // forth between the same two modes kChatterEvents times in a row, each event within
-  // kChatterResolutions time resolutions of the one before.
+  // kChatterResolutions time resolutions of the one before (bounces through a pinnacle are
+  // left to the Zeno watch).
   static constexpr int kChatterEvents = 4;
   static constexpr double kChatterResolutions = 1e3;
   void refuse_sliding(int from, const AfterEvent<double>& after, double t) {
     const int to = after.arrival.mode;
-    const bool back_and_forth = from == chatter_to_ && to == chatter_from_ &&
+    const bool back_and_forth = !after.pinnacle && from != to && from == chatter_to_ && to == chatter_from_ &&
                                 t - chatter_t_ <= kChatterResolutions * time_resolution(t);
     chatter_events_ = back_and_forth ? chatter_events_ + 1 : 0;
     chatter_from_ = from;
@@ -280,7 +281,8 @@ class CvodeEngine final : public Engine<double> {
     const auto& name = [this](int m) { return "'" + model_.modes[static_cast<std::size_t>(m)].name + "'"; };
     const int other = after.arrival.surface.mode_b >= 0 ? after.arrival.surface.mode_b : from;
     throw UnsupportedModel(
-        where(model_, to, t) + ": the run slides on a surface between modes " + name(to) + " and " + name(other) +
+        where(model_, to, t) + ": the run slides on a surface " +
+        (other == to ? "of mode " + name(to) : "between modes " + name(to) + " and " + name(other)) +
         (after.last_kind == TransitionClass::kSliding ? " (the chain classes it sliding)"
                                                       : " (it crosses back and forth at the time resolution)") +
         "; CVODE integrates one mode at a time and cannot follow a sliding motion: run it with a strategy of "

@@ -296,7 +296,11 @@ class SweepRunner {
     } catch (const ModelError& error) {
       return without_run(std::move(row), "failed", error.what());
     }
-    simulate(*model, *simulator, row);
+    try {
+      simulate(*model, *simulator, row);
+    } catch (const UnsupportedModel& error) {  // e.g. cvode where a sliding motion begins
+      return without_run(std::move(row), "refused", error.what());
+    }
     return row;
   }
 
@@ -382,6 +386,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
       [&](std::int64_t, SweepRow&& row) {
         summary.failed += row.reason == run_reason_name(RunReason::kFailed) ? 1 : 0;
         summary.not_run += row.reason == "not_run" ? 1 : 0;
+        summary.refused += row.reason == "refused" ? 1 : 0;
         row_out(std::move(row));
       });
   summary.seconds = seconds_since(total);

@@ -75,12 +75,13 @@ struct SweepColumns {
 };
 
 // One run. A run whose values the model rejects (its `require`) has reason "failed" and the
-// error as its message; a run that a stop (stop_flag) left unstarted has reason "not_run".
+// error as its message; a run that a stop (stop_flag) left unstarted has reason "not_run"; a
+// run that the engine refuses midway (UnsupportedModel) has reason "refused" and the refusal.
 // Both leave every field after the message unknown.
 struct SweepRow {
   std::int64_t run = 0;
   std::vector<SweepReal> swept;  // the values of the run, as text exactly as it used them
-  std::string reason;            // run_reason_name of the run, or "failed" / "not_run"
+  std::string reason;            // run_reason_name of the run, or "failed" / "not_run" / "refused"
   std::string message;           // a failure's error; "" otherwise
   SweepReal t;                   // the final time
   std::string mode;              // the final mode ("" when unknown)
@@ -95,6 +96,7 @@ struct SweepRow {
 
 struct SweepSummary {
   std::int64_t runs = 0, failed = 0;
+  std::int64_t refused = 0;  // rows of runs the engine refused (UnsupportedModel: cvode and sliding)
   std::int64_t not_run = 0;  // rows of runs a stop (SIGINT, SIGTERM, the time limit) left unstarted
   double seconds = 0;
   int threads = 0;
