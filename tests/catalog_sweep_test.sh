@@ -2,7 +2,8 @@
 # Every run ends, and says why: every built-in model, at t_end = 10 and at each of
 # its presets' ends, under every solver x strategy (cvode and cvode-adams once: they have their own integrator),
 # ends within LIMIT seconds (default 60) either normally (exit 0) or with one error line that
-# names the model (exit 1): never a timeout, a signal or a silent failure. Prints the slowest
+# names the model (exit 1), or a refusal of cvode where a sliding motion begins (exit 2): never
+# a timeout, a signal or a silent failure. Prints the slowest
 # runs and every failed run with its reason.
 # Usage: catalog_sweep_test.sh PATH_TO_HYSIM [LIMIT] [JOBS]
 set -u
@@ -53,6 +54,10 @@ while read -r ms code rest; do
     1) case $rest in
          *"| hysim: error: model '"*) echo "ended with an error ($ms ms): $rest" ;;
          *) echo "FAIL: exit 1 without a message naming the model: $rest"; failures=$((failures + 1)) ;;
+       esac ;;
+    2) case $rest in
+         *"--strategy cvode"*"| hysim: error: model '"*"cannot follow a sliding motion"*) echo "refused ($ms ms): $rest" ;;
+         *) echo "FAIL: exit 2 other than cvode's refusal of a sliding motion: $rest"; failures=$((failures + 1)) ;;
        esac ;;
     *) echo "FAIL: exit $code after $ms ms (over ${LIMIT} s or killed): $rest"; failures=$((failures + 1)) ;;
   esac
