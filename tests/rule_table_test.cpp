@@ -450,9 +450,10 @@ TEST(RuleTablesOnTheEngine, BallOnTheInclineSlipEndsAndRolls) {
   for (const auto& row : run.rows) sliding = sliding || row.kind == TransitionClass::kSliding;
   EXPECT_TRUE(sliding);
   // The slip ends 1.6e-13 s after the first sliding arrival: at the rounding level the motion
-  // is left and re-entered within the minimum step a few times before the roll (15 events;
-  // 5 when the steps' lengths were rounded by t + h). A bound, not a count.
-  EXPECT_LE(result.stats.events, 16);
+  // is left and re-entered within the minimum step a few times before the roll (17 events;
+  // 15 before the atoms on a sliding surface were read on their mode's side, 5 when the steps'
+  // lengths were rounded by t + h). A bound, not a count.
+  EXPECT_LE(result.stats.events, 20);
   const auto state = [&](const char* name) {
     for (std::size_t i = 0; i < model.state_names.size(); ++i) {
       if (model.state_names[i] == name) return result.x[i];

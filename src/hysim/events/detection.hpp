@@ -26,7 +26,7 @@
 //  * oriented(...), atom_probe(...) and changed_atom(...): a continuous function whose sign
 //    change marks the event, for the root finders that interpolate (Illinois, ITP, secant).
 //
-//  * atom_value, rate_along, oriented_rate, atom_holds, fires_with_atom, fired_except: one
+//  * atom_value, rate_along, oriented_rate, atom_holds, fired_on_side, fires_on_side: one
 //    atom or guard read for a sliding motion's equivalent dynamics (events/sliding.hpp).
 //
 // Built from small pieces, each in its own header:
@@ -150,21 +150,26 @@ class TransitionDetector {
     return literal_truth(reader_.atom(mode, kk, ii), mode, kk, t, x);
   }
 
-  // The guard of transition k at (t, x) with atom i read as `truth` (the surface atom of a
-  // sliding motion, whose literal value is rounding) and the others literally.
-  bool fires_with_atom(int mode, int k, int i, bool truth, S t, const S* x) {
-    const auto kk = static_cast<std::size_t>(k);
-    return reader_.fires(mode, kk, [&](std::size_t a, const Atom<S>& atom) {
-      return static_cast<char>(static_cast<int>(a) == i ? truth : literal_truth(atom, mode, kk, t, x));
-    });
+  // The first transition of `mode` other than `skip` whose guard is true at (t, x), with the
+  // atoms that side(k, i) names read as it says (0 or 1; -1: literally): the atoms on a
+  // sliding motion's surface, read on one side of it (events/surface_sides.hpp).
+  template <class Side>
+  int fired_on_side(int mode, int skip, S t, const S* x, const Side& side) {
+    const auto read = [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
+      const int forced = side(k, i);
+      return static_cast<char>(forced >= 0 ? forced == 1 : literal_truth(atom, mode, k, t, x));
+    };
+    return reader_.first_firing(mode, read, skip);
   }
 
-  // The first transition of `mode` other than `skip` whose guard is true at (t, x), or -1.
-  int fired_except(int mode, int skip, S t, const S* x) {
-    const auto literal = [&](std::size_t k, std::size_t, const Atom<S>& atom) {
-      return static_cast<char>(literal_truth(atom, mode, k, t, x));
-    };
-    return reader_.first_firing(mode, literal, skip);
+  // Whether the guard of transition k of `mode` is true at (t, x), read as fired_on_side does.
+  template <class Side>
+  bool fires_on_side(int mode, int k, S t, const S* x, const Side& side) {
+    const auto kk = static_cast<std::size_t>(k);
+    return reader_.fires(mode, kk, [&](std::size_t i, const Atom<S>& atom) {
+      const int forced = side(kk, i);
+      return static_cast<char>(forced >= 0 ? forced == 1 : literal_truth(atom, mode, kk, t, x));
+    });
   }
 
   // --- the chain at an event (events/chain.hpp) ---
@@ -216,15 +221,16 @@ class TransitionDetector {
       }
       const S e_a = cache_.value(mode, kk, i, t_a, x_a, at_a);
       const bool holds_a = relation_holds(atom.relation, e_a);
-      bool on_surface = e_a == S(0);
+      bool on_surface = e_a == S(0), flipped = false;
       if (!on_surface && x_b != nullptr) {
         const S e_b = cache_.value(mode, kk, i, t_b, x_b, at_b);
-        on_surface = e_b == S(0) || holds_a != relation_holds(atom.relation, e_b);
+        flipped = holds_a != relation_holds(atom.relation, e_b);
+        on_surface = e_b == S(0) || flipped;
       }
       if (!on_surface) return static_cast<char>(holds_a);
       // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
       if (surface_atom < 0 || static_cast<int>(i) < surface_atom) surface_atom = static_cast<int>(i);
-      const auto drive = rates_.drift(mode, kk, i, t_a, x_a, f, e_a, t_b, x_b != nullptr).drive;
+      const auto drive = rates_.drift(mode, kk, i, t_a, x_a, f, e_a, t_b, x_b != nullptr, flipped).drive;
       return static_cast<char>(drive == Drive::kUndecided ? holds_a : drive == Drive::kIn);
     });
     if (k < 0) return {};

@@ -47,7 +47,7 @@ class RateEstimator {
   // rhs_evals counts the field evaluations of kHeun; may be null. All outlive the estimator.
   RateEstimator(GuardReader<S>* reader, EventCache<S>* cache, std::int64_t* rhs_evals)
       : reader_(*reader), cache_(*cache), rhs_evals_(rhs_evals), probe_(reader->model().state_size()),
-        slope_(probe_.size()) {}
+        slope_(probe_.size()), ahead_(probe_.size()) {}
 
   // de/dt of atom i of transition k of `mode` at (t, x) along f; e0 = e(t, x) (kForward, kHeun).
   S rate(Difference difference, int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
@@ -106,7 +106,14 @@ class RateEstimator {
   // |t_far - t| when that is wider. A slower departure is not resolved (a rate at the
   // rounding level, from a state converged onto a surface, can predict any leaving time; a
   // mask that long would hide genuine events, a shorter one would expire with the atom still
-  // holding): the atom is then undecided and read literally, as when ds/dt = 0.
+  // holding): the atom is then undecided and read literally, as when ds/dt = 0. Except when
+  // the far side of the bracket already reads it left (`flipped`): its value there crossed by
+  // more than the motion over the bracket explains, so it sits at the rounding level of its
+  // own operands (a state held at a limiter, released at rest: 002's cart at X = X_limit + 1
+  // ulp). Such a slow departure is taken when it is certain: when the rate at the predicted
+  // leaving time (the state moved on linearly along f, the field read there) still drives
+  // out. A rate at the rounding level that the field soon turns (the PWM servo's omega of
+  // 1e-14 at the start of a pulse) is not, and is read literally as before.
   enum class Drive { kIn, kOut, kUndecided };
   struct Drift {
     Drive drive = Drive::kUndecided;
@@ -115,7 +122,7 @@ class RateEstimator {
   static constexpr double kResolutionUlps = 1048576.0;  // 2^20
 
   Drift drift(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e, S t_far,
-              bool bracketed) {
+              bool bracketed, bool flipped = false) {
     using std::abs;
     S de = rate(Difference::kForward, mode, k, i, t, x, f, e);
     if (de == S(0)) de = rate(Difference::kHeun, mode, k, i, t, x, f, e);
@@ -125,11 +132,23 @@ class RateEstimator {
     if (!(ds < S(0))) return {};
     const S leave = std::max<S>(detail::orient(relation, e), S(0)) / -ds;
     const S resolution = std::max<S>(S(kResolutionUlps) * ulp_of(t), bracketed ? S(64) * abs(t_far - t) : S(0));
-    if (!(S(4) * leave <= resolution)) return {};
-    return {Drive::kOut, leave};
+    if (S(4) * leave <= resolution) return {Drive::kOut, leave};
+    if (flipped && still_leaving(mode, k, i, t, x, f, leave)) return {Drive::kOut, leave};
+    return {};
   }
 
  private:
+  // Whether the atom, `leave` after (t, x), still moves out of its truth: its oriented rate at
+  // (t + leave, x + leave f) along the field there is negative. One field evaluation.
+  bool still_leaving(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& leave) {
+    for (std::size_t j = 0; j < ahead_.size(); ++j) ahead_[j] = x[j] + leave * f[j];
+    if (rhs_evals_ != nullptr) ++*rhs_evals_;
+    reader_.model().modes[static_cast<std::size_t>(mode)].field(t + leave, ahead_.data(), slope_.data());
+    const S e = reader_.value(mode, k, i, t + leave, ahead_.data());
+    const S de = rate(Difference::kForward, mode, k, i, t + leave, ahead_.data(), slope_.data(), e);
+    return detail::orient(reader_.atom(mode, k, i).relation, de) < S(0);
+  }
+
   S forward(int mode, std::size_t k, std::size_t i, S t, const S* x, const S* f, const S& e0) {
     using std::abs;
     using std::sqrt;
@@ -163,7 +182,8 @@ class RateEstimator {
   GuardReader<S>& reader_;
   EventCache<S>& cache_;
   std::int64_t* rhs_evals_;
-  std::vector<S> probe_, slope_;  // a state along f; the field there (kHeun)
+  std::vector<S> probe_, slope_;  // a state along f; the field there (kHeun, still_leaving)
+  std::vector<S> ahead_;          // the state at the predicted leaving time (still_leaving)
 };
 
 }  // namespace hysim

@@ -59,7 +59,7 @@ class RearmMasks {
                                     ? !relation_holds(atoms[i].relation, cache_.value(mode, k, i, t_far, x_far, far))
                                     : e == S(0);
         if (!on_surface) continue;  // holds on both sides: the guard genuinely fires
-        const auto d = rates_.drift(mode, k, i, t, x, f, e, t_far, x_far != nullptr);
+        const auto d = rates_.drift(mode, k, i, t, x, f, e, t_far, x_far != nullptr, x_far != nullptr);
         if (d.drive != RateEstimator<S>::Drive::kOut) continue;  // not driven out in time: it fires
         until_[layout_.in_mode(mode, k, i)] = t + S(4) * d.leave + S(16) * ulp_of(t);
         any_masked_ = true;

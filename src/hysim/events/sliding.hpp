@@ -28,6 +28,7 @@
 #include "hysim/core/scalar.hpp"
 #include "hysim/events/chain.hpp"
 #include "hysim/events/detection.hpp"
+#include "hysim/events/surface_sides.hpp"
 
 namespace hysim {
 
@@ -54,14 +55,14 @@ class SlidingMotion {
 
   // The model, the detector and the counter outlive the motion.
   SlidingMotion(const Model<S>& model, TransitionDetector<S>* detector, std::int64_t* rhs_evals)
-      : model_(model), detector_(*detector), rhs_evals_(rhs_evals), n_(model.state_size()),
-        x_mid_(n_), fa_(n_), fb_(n_) {
+      : model_(model), detector_(*detector), sides_(model, detector), rhs_evals_(rhs_evals), n_(model.state_size()),
+        x_mid_(n_), fa_(n_), fb_(n_), entry_(n_) {
     field_ = [this](S t, const S* x, S* dxdt) { equivalent_field(t, x, dxdt); };
   }
 
   bool active() const { return active_; }
   int mode_a() const { return a_; }
-  int mode_b() const { return surface_.mode_b; }
+  int mode_b() const { return b_; }
   // The time the current (or last) motion started.
   S started_at() const { return t_start_; }
   void stop() { active_ = false; }
@@ -76,11 +77,24 @@ class SlidingMotion {
     if (arrival.surface.to_b < 0) return false;
     a_ = arrival.mode;
     surface_ = arrival.surface;
+    b_ = surface_.mode_b;
+    std::copy(arrival.x, arrival.x + n_, entry_.begin());
+    project_onto_surface(t, entry_.data());
+    sides_.start(a_, surface_.to_b, surface_.atom_a, t, entry_.data());
+    sides_.add_mode(a_);
+    sides_.add_mode(b_);
+    using Side = typename SurfaceSides<S>::Side;
+    if (detector_.fired_on_side(a_, surface_.to_b, t, arrival.x, sides_.reader(a_, Side::kA)) >= 0) {
+      sides_.read_literally(a_, surface_.to_b);
+    }
+    settle_b(t, arrival.x);
+    if (detector_.fired_on_side(b_, skip_of_b(), t, arrival.x, sides_.reader(b_, Side::kB)) >= 0) {
+      sides_.read_literally(b_, skip_of_b());
+    }
     if (status(t, arrival.x).status != SlideStatus::kSliding) return false;
     active_ = true;
     t_start_ = t;
-    std::copy(arrival.x, arrival.x + n_, x);
-    project_onto_surface(t, x);
+    std::copy(entry_.begin(), entry_.end(), x);
     return true;
   }
 
@@ -94,13 +108,13 @@ class SlidingMotion {
         push_to_side(a_, sl.to_b, sl.atom_a, t_a, x, false);
         return {a_, -1, probe.transition, {}};
       case SlideStatus::kOtherOfB:
-        push_to_side(sl.mode_b, sl.to_a, sl.atom_b, t_a, x, false);
-        return {sl.mode_b, -1, probe.transition, {}};
+        push_to_b(t_a, x);
+        return {b_, -1, probe.transition, {}};
       case SlideStatus::kIntoB: {
         // b's field no longer drives S back toward a: one row a -> b under a's guard to b.
-        push_to_side(sl.mode_b, sl.to_a, sl.atom_b, t_a, x, false);
+        push_to_b(t_a, x);
         const auto& guard = model_.modes[static_cast<std::size_t>(a_)].transitions[static_cast<std::size_t>(sl.to_b)];
-        return {a_, sl.mode_b, -1, guard.name};
+        return {a_, b_, -1, guard.name};
       }
       case SlideStatus::kIntoA:
       case SlideStatus::kSliding:
@@ -116,7 +130,7 @@ class SlidingMotion {
   void equivalent_field(S t, const S* x, S* dxdt) {
     const Surface& sl = surface_;
     model_.modes[static_cast<std::size_t>(a_)].field(t, x, fa_.data());
-    model_.modes[static_cast<std::size_t>(sl.mode_b)].field(t, x, fb_.data());
+    model_.modes[static_cast<std::size_t>(b_)].field(t, x, fb_.data());
     ++*rhs_evals_;
     const S ra = detector_.rate_along(a_, sl.to_b, sl.atom_a, t, x, fa_.data());
     const S rb = detector_.rate_along(a_, sl.to_b, sl.atom_a, t, x, fb_.data());
@@ -127,21 +141,22 @@ class SlidingMotion {
   // Whether the motion at (t, x) still slides, and if not, how it leaves.
   SlideProbe status(S t, const S* x) {
     const Surface& sl = surface_;
-    int k = detector_.fired_except(a_, sl.to_b, t, x);
+    using Side = typename SurfaceSides<S>::Side;
+    int k = detector_.fired_on_side(a_, sl.to_b, t, x, sides_.reader(a_, Side::kA));
     if (k >= 0) return {SlideStatus::kOtherOfA, k};
-    k = detector_.fired_except(sl.mode_b, sl.to_a, t, x);
+    k = detector_.fired_on_side(b_, skip_of_b(), t, x, sides_.reader(b_, Side::kB));
     if (k >= 0) return {SlideStatus::kOtherOfB, k};
     *rhs_evals_ += 2;
     model_.modes[static_cast<std::size_t>(a_)].field(t, x, fa_.data());
-    model_.modes[static_cast<std::size_t>(sl.mode_b)].field(t, x, fb_.data());
+    model_.modes[static_cast<std::size_t>(b_)].field(t, x, fb_.data());
     // a's field must drive S toward b (toward its atom holding), b's back toward a. A rate
     // exactly 0 is the exit point itself (lambda = 0 or 1): still sliding. The motion leaves
-    // when a rate is strictly of the wrong sign; when both are, into the mode whose field
-    // leaves faster.
+    // when a rate is strictly of the wrong sign, or when crossing S would no longer leave a
+    // (b); when both leave, into the mode whose field leaves faster.
     const S ra = detector_.oriented_rate(a_, sl.to_b, sl.atom_a, t, x, fa_.data());
-    const S rb = detector_.oriented_rate(sl.mode_b, sl.to_a, sl.atom_b, t, x, fb_.data());
-    const bool a_out = ra < S(0) || !detector_.fires_with_atom(a_, sl.to_b, sl.atom_a, true, t, x);
-    const bool b_out = rb < S(0) || !detector_.fires_with_atom(sl.mode_b, sl.to_a, sl.atom_b, true, t, x);
+    const S rb = rate_of_b(t, x, fb_.data());
+    const bool a_out = ra < S(0) || !detector_.fires_on_side(a_, sl.to_b, t, x, sides_.reader(a_, Side::kB));
+    const bool b_out = rb < S(0) || !b_leaves_across(t, x);
     if (a_out && !(b_out && rb < ra)) return {SlideStatus::kIntoA, -1};
     if (b_out) return {SlideStatus::kIntoB, -1};
     return {};
@@ -168,10 +183,10 @@ class SlidingMotion {
       const S s = S(j) * d;
       for (std::size_t i = 0; i < n_; ++i) x_mid_[i] = x[i] + s * fs[i];
       model_.modes[static_cast<std::size_t>(a_)].field(t + s, x_mid_.data(), fa_.data());
-      model_.modes[static_cast<std::size_t>(sl.mode_b)].field(t + s, x_mid_.data(), fb_.data());
+      model_.modes[static_cast<std::size_t>(b_)].field(t + s, x_mid_.data(), fb_.data());
       *rhs_evals_ += 2;
       ra[j] = detector_.oriented_rate(a_, sl.to_b, sl.atom_a, t + s, x_mid_.data(), fa_.data());
-      rb[j] = detector_.oriented_rate(sl.mode_b, sl.to_a, sl.atom_b, t + s, x_mid_.data(), fb_.data());
+      rb[j] = rate_of_b(t + s, x_mid_.data(), fb_.data());
     }
     const auto first_root = [d](const S* r) {
       const S inf = std::numeric_limits<S>::infinity();
@@ -193,24 +208,56 @@ class SlidingMotion {
   }
 
  private:
-  // grad e of atom i of transition k of `mode` at (t, x) by central differences, into fb_;
-  // returns |grad e|^2.
+  // grad e of atom i of transition k of `mode` at (t, x), into fb_; returns |grad e|^2.
   S atom_gradient(int mode, int k, int i, S t, S* x) {
-    using std::abs;
-    using std::cbrt;
-    S norm2 = S(0);
-    for (std::size_t j = 0; j < n_; ++j) {
-      const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(x[j]), S(1));
-      const S keep = x[j];
-      x[j] = keep + d;
-      const S up = detector_.atom_value(mode, k, i, t, x);
-      x[j] = keep - d;
-      const S down = detector_.atom_value(mode, k, i, t, x);
-      x[j] = keep;
-      fb_[j] = (up - down) / (S(2) * d);
-      norm2 += fb_[j] * fb_[j];
+    return hysim::atom_gradient(detector_, n_, mode, k, i, t, x, fb_.data());
+  }
+
+  // b's side of S may belong to another mode than the chain's b: the split of a model with
+  // conditions in its fields gives a cycle a -> b -> a where b is a combination of
+  // conditions that cannot hold off S (the hoop's "braking and pushed back"), left at once on
+  // b's side through a guard whose atoms lie on S. That guard's target is the mode on b's
+  // side (the same field where the split gives the later condition priority); b becomes it,
+  // through guards without a reset that fire on b's side of S and not on a's.
+  void settle_b(S t, const S* x) {
+    using Side = typename SurfaceSides<S>::Side;
+    for (std::size_t hop = 0; hop < model_.modes.size(); ++hop) {
+      const int k = detector_.fired_on_side(b_, skip_of_b(), t, x, sides_.reader(b_, Side::kB));
+      if (k < 0 || detector_.fires_on_side(b_, k, t, x, sides_.reader(b_, Side::kA))) return;
+      const Transition<S>& tr = model_.modes[static_cast<std::size_t>(b_)].transitions[static_cast<std::size_t>(k)];
+      if (tr.reset || tr.target == a_ || !model_.modes[static_cast<std::size_t>(tr.target)].field) return;
+      b_ = tr.target;
+      sides_.add_mode(b_);
     }
-    return norm2;
+  }
+
+  // The chain's b skips its guard back to a (it holds S's atom); a mode settled on b's side
+  // has no such guard.
+  int skip_of_b() const { return b_ == surface_.mode_b ? surface_.to_a : -1; }
+
+  // The rate of S along b's field f_b, positive when it drives toward a's side.
+  S rate_of_b(S t, const S* x, const S* f_b) {
+    const Surface& sl = surface_;
+    if (b_ == sl.mode_b) return detector_.oriented_rate(b_, sl.to_a, sl.atom_b, t, x, f_b);
+    return -detector_.oriented_rate(a_, sl.to_b, sl.atom_a, t, x, f_b);
+  }
+
+  // Whether crossing S from b's side into a's makes a guard of b fire (read on a's side).
+  bool b_leaves_across(S t, const S* x) {
+    using Side = typename SurfaceSides<S>::Side;
+    const Surface& sl = surface_;
+    if (b_ == sl.mode_b) return detector_.fires_on_side(b_, sl.to_a, t, x, sides_.reader(b_, Side::kA));
+    return detector_.fired_on_side(b_, -1, t, x, sides_.reader(b_, Side::kA)) >= 0;
+  }
+
+  // Moves x to b's side of S (S's atom read as b's guard to a reads it there).
+  void push_to_b(S t, S* x) {
+    const Surface& sl = surface_;
+    if (b_ == sl.mode_b) {
+      push_to_side(b_, sl.to_a, sl.atom_b, t, x, false);
+    } else {
+      push_to_side(a_, sl.to_b, sl.atom_a, t, x, true);
+    }
   }
 
   // Projects x onto the sliding surface S = 0 of the current motion: Newton steps along grad S
@@ -256,12 +303,14 @@ class SlidingMotion {
 
   const Model<S>& model_;
   TransitionDetector<S>& detector_;
+  SurfaceSides<S> sides_;  // the atoms on S and how they read on either side
   std::int64_t* rhs_evals_;
   std::size_t n_;
-  std::vector<S> x_mid_, fa_, fb_;
+  std::vector<S> x_mid_, fa_, fb_, entry_;
   FieldFunction<S> field_;
   int a_ = -1;       // the mode the motion is in: the sliding arrival's
-  Surface surface_;  // b, the guards a -> b and b -> a and the atom of each on the surface
+  int b_ = -1;       // the mode on the other side: the chain's b, or the mode settle_b found
+  Surface surface_;  // the chain's b, the guards a -> b and b -> a and the atom of each on the surface
   bool active_ = false;
   S t_start_ = S(0);
 };
