@@ -15,8 +15,9 @@
 //   kHeun     the mean rate of e over [t, t + d] along a Heun step of the mode's field,
 //             x(t + d) ~ x + d (f + f(t + d, x + d f)) / 2, d = sqrt(eps) max(|t|, 1): second
 //             order in d; one field and one guard evaluation. For an atom that enters its
-//             surface tangentially, where the first-order rate (even the model's) is 0: it
-//             is never replaced by the model's rate.
+//             surface tangentially, where the first-order rate (even the model's) is 0. With
+//             the model's own rate it is the mean of that rate at t and at (t + d, x + d f)
+//             (two guard evaluations), which a change of e below its rounding cannot hide.
 #pragma once
 
 #include <algorithm>
@@ -175,6 +176,13 @@ class RateEstimator {
     for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * f[j];
     if (rhs_evals_ != nullptr) ++*rhs_evals_;
     reader_.model().modes[static_cast<std::size_t>(mode)].field(t + d, probe_.data(), slope_.data());
+    if (reader_.atom(mode, k, i).rate) {
+      // The model's rate at both ends, averaged (the trapezoid rule for the mean rate): no
+      // difference of e, whose change over d may lie below its own rounding (a cart released
+      // from rest at a limiter moves by a d^2/2, far below an ulp of its position).
+      const S r1 = reader_.model_rate(mode, k, i, t + d, probe_.data(), slope_.data());
+      return (reader_.model_rate(mode, k, i, t, x, f) + r1) / 2;
+    }
     for (std::size_t j = 0; j < probe_.size(); ++j) probe_[j] = x[j] + d * (f[j] + slope_[j]) / 2;
     return (reader_.value(mode, k, i, t + d, probe_.data()) - e0) / d;
   }
