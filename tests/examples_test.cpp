@@ -5,6 +5,7 @@
 
 #include <boost/multiprecision/float128.hpp>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,67 @@ TEST(Examples, TwoTankRefusesTheZenoCaseItCannotRun) {
   ParameterValues values = entry.default_values();
   values.set("w", "1.5");  // rho = 0.25
   EXPECT_THROW((void)entry.make<double>(values), InvalidArgument);
+}
+
+// Two coupled relays slide on y = 0 and then on the corner x = y = 0 (codimension 2), under
+// every strategy of the engine's loop: the corner is reached at t2 = t1 + (x0 - (1 - a) t1)/(1 -
+// a b), t1 = y0/(1 - b), and z, whose rate is 2, then 1 + b, then 1 with Dieci and Lopez's
+// bilinear weights (alpha = beta = 1/2), ends at z(3) = 2 t1 + (1 + b)(t2 - t1) + (3 - t2)
+// = 27/7. It stalled at t2 ("10001 events in a row") before the corner slid.
+TEST(Examples, TwoRelaysSlideOnTheCornerOfTheirSurfaces) {
+  const double a = 0.5, b = 0.25, x0 = 1, y0 = 0.5;
+  const double t1 = y0 / (1 - b), t2 = t1 + (x0 - (1 - a) * t1) / (1 - a * b);
+  const double z3 = 2 * t1 + (1 + b) * (t2 - t1) + (3 - t2);
+  EXPECT_NEAR(z3, 27.0 / 7.0, 1e-15);
+  const ModelEntry entry = lang::load_model_file(example("two-relays.hym"));
+  const Model<double> model = entry.make<double>(entry.default_values());
+  for (const std::string strategy : {"gamma-refine", "bisection", "illinois", "itp", "gamma", "double-sided", "sampled"}) {
+    SimulationOptions options;
+    options.t_end = 3;
+    options.strategy = strategy;
+    RunResult<double> result;
+    const auto run = testing::collect(model, options, false, &result);
+    EXPECT_EQ(result.reason, RunReason::kReachedEnd) << strategy << ": " << result.report();
+    EXPECT_LE(result.stats.events, 5) << strategy;
+    ASSERT_FALSE(run.rows.empty()) << strategy;
+    const double tolerance = strategy == "gamma" ? 1e-5 : 1e-12;  // gamma: h_min
+    EXPECT_NEAR(run.rows.front().t, t1, tolerance) << strategy;
+    EXPECT_NEAR(run.rows.back().t, t2, tolerance) << strategy;
+    EXPECT_NEAR(result.x[2], z3, tolerance) << strategy;
+    EXPECT_EQ(result.x[0], 0.0) << strategy;
+    EXPECT_EQ(result.x[1], 0.0) << strategy;
+  }
+}
+
+// A forcing u = u_amp sin(2 t) on x moves the bilinear weights: E[sign x] = u/(1 - a b) on the
+// corner, which is left where |u| rises through 1 - a b, at t = (asin((1 - a b)/u_amp) + k pi)/2,
+// into sliding on y = 0, and found again later. Over [0, 10] s, each exit of the corner is at
+// such an instant, to 1e-9 s.
+TEST(Examples, TwoRelaysLeaveTheCornerWhereTheWeightsLeaveTheSquare) {
+  const double a = 0.5, b = 0.25, u_amp = 0.95;
+  const double first = std::asin((1 - a * b) / u_amp) / 2;
+  const ModelEntry entry = lang::load_model_file(example("two-relays.hym"));
+  ParameterValues values = entry.default_values();
+  values.set("u_amp", "0.95");
+  const Model<double> model = entry.make<double>(values);
+  SimulationOptions options;
+  options.t_end = 10;
+  options.rtol = 1e-10;
+  options.atol = 1e-14;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  EXPECT_EQ(result.reason, RunReason::kReachedEnd) << result.report();
+  EXPECT_LT(result.stats.events, 100);
+  std::vector<double> exits;
+  for (const auto& row : run.rows) {
+    const bool corner = std::fabs(row.x_pre[0]) < 1e-9 && std::fabs(row.x_pre[1]) < 1e-9;
+    if (row.guard == "end_of_sliding" && corner && (exits.empty() || row.t > exits.back())) exits.push_back(row.t);
+  }
+  ASSERT_EQ(exits.size(), 4u);
+  for (std::size_t k = 0; k < exits.size(); ++k) {
+    const double expected = first + static_cast<double>(k + 2) * std::numbers::pi / 2;
+    EXPECT_NEAR(exits[k], expected, 1e-9) << k;
+  }
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "hysim/core/model.hpp"
 #include "hysim/core/scalar.hpp"
 #include "hysim/events/chain.hpp"
+#include "hysim/events/corner.hpp"
 #include "hysim/events/detection.hpp"
 #include "hysim/events/surface_sides.hpp"
 
@@ -55,9 +56,15 @@ class SlidingMotion {
 
   // The model, the detector and the counter outlive the motion.
   SlidingMotion(const Model<S>& model, TransitionDetector<S>* detector, std::int64_t* rhs_evals)
-      : model_(model), detector_(*detector), sides_(model, detector), rhs_evals_(rhs_evals), n_(model.state_size()),
-        x_mid_(n_), fa_(n_), fb_(n_), entry_(n_) {
-    field_ = [this](S t, const S* x, S* dxdt) { equivalent_field(t, x, dxdt); };
+      : model_(model), detector_(*detector), sides_(model, detector), corner_(model, detector, rhs_evals),
+        rhs_evals_(rhs_evals), n_(model.state_size()), x_mid_(n_), fa_(n_), fb_(n_), entry_(n_) {
+    field_ = [this](S t, const S* x, S* dxdt) {
+      if (corner_.active()) {
+        corner_.equivalent_field(t, x, dxdt);
+      } else {
+        equivalent_field(t, x, dxdt);
+      }
+    };
   }
 
   bool active() const { return active_; }
@@ -65,7 +72,10 @@ class SlidingMotion {
   int mode_b() const { return b_; }
   // The time the current (or last) motion started.
   S started_at() const { return t_start_; }
-  void stop() { active_ = false; }
+  void stop() {
+    active_ = false;
+    corner_.stop();
+  }
 
   // f_s of the current motion, for the stepper (equivalent_field).
   const FieldFunction<S>& field() const { return field_; }
@@ -91,7 +101,8 @@ class SlidingMotion {
     if (detector_.fired_on_side(b_, skip_of_b(), t, arrival.x, sides_.reader(b_, Side::kB)) >= 0) {
       sides_.read_literally(b_, skip_of_b());
     }
-    if (status(t, arrival.x).status != SlideStatus::kSliding) return false;
+    corner_.stop();
+    if (!start_corner(t, arrival.x) && status(t, arrival.x).status != SlideStatus::kSliding) return false;
     active_ = true;
     t_start_ = t;
     std::copy(entry_.begin(), entry_.end(), x);
@@ -103,6 +114,10 @@ class SlidingMotion {
   Exit exit(const SlideProbe& probe, S t_a, S* x) {
     const Surface& sl = surface_;
     active_ = false;
+    if (corner_.active()) {
+      const auto e = corner_.exit(t_a, x);
+      return e.transition >= 0 ? Exit{e.from, -1, e.transition, {}} : Exit{a_, e.to, -1, kSlidingEnd};
+    }
     switch (probe.status) {
       case SlideStatus::kOtherOfA:
         push_to_side(a_, sl.to_b, sl.atom_a, t_a, x, false);
@@ -140,6 +155,7 @@ class SlidingMotion {
 
   // Whether the motion at (t, x) still slides, and if not, how it leaves.
   SlideProbe status(S t, const S* x) {
+    if (corner_.active()) return corner_.holds(t, x) ? SlideProbe{} : SlideProbe{SlideStatus::kIntoA, -1};
     const Surface& sl = surface_;
     using Side = typename SurfaceSides<S>::Side;
     int k = detector_.fired_on_side(a_, sl.to_b, t, x, sides_.reader(a_, Side::kA));
@@ -175,7 +191,7 @@ class SlidingMotion {
   S exit_time(S t, const S* x, const S* fs) {
     using std::abs;
     using std::cbrt;
-    using std::sqrt;
+    if (corner_.active()) return corner_.exit_time(t, x, fs);
     const Surface& sl = surface_;
     const S d = cbrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
     S ra[3], rb[3];
@@ -188,29 +204,28 @@ class SlidingMotion {
       ra[j] = detector_.oriented_rate(a_, sl.to_b, sl.atom_a, t + s, x_mid_.data(), fa_.data());
       rb[j] = rate_of_b(t + s, x_mid_.data(), fb_.data());
     }
-    const auto first_root = [d](const S* r) {
-      const S inf = std::numeric_limits<S>::infinity();
-      if (!(r[0] > S(0))) return inf;  // at lambda = 0 or 1 already: the step's end decides
-      const S slope = (S(4) * r[1] - S(3) * r[0] - r[2]) / (S(2) * d);  // rho'(t), second order
-      const S curvature = (r[2] - S(2) * r[1] + r[0]) / (d * d);
-      if (curvature == S(0)) return slope < S(0) ? r[0] / -slope : inf;
-      const S discriminant = slope * slope - S(2) * curvature * r[0];
-      if (discriminant < S(0)) return inf;  // the parabola stays above 0
-      const S root = sqrt(discriminant);
-      // the roots (-slope -+ root) / curvature; the smaller positive one
-      S h = inf;
-      for (const S& candidate : {(-slope - root) / curvature, (-slope + root) / curvature}) {
-        if (candidate > S(0)) h = std::min(h, candidate);
-      }
-      return h;
-    };
-    return std::min(first_root(ra), first_root(rb));
+    return std::min(predicted_root(ra, d), predicted_root(rb, d));
   }
 
  private:
   // grad e of atom i of transition k of `mode` at (t, x), into fb_; returns |grad e|^2.
   S atom_gradient(int mode, int k, int i, S t, S* x) {
     return hysim::atom_gradient(detector_, n_, mode, k, i, t, x, fb_.data());
+  }
+
+  // A second surface S2 through the entry point, an atom of another guard of a or b: the
+  // corner of S and S2, when its bilinear weights lie inside (events/corner.hpp).
+  bool start_corner(S t, const S* x) {
+    for (const int m : {a_, b_}) {
+      const int skip = m == a_ ? surface_.to_b : skip_of_b();
+      const int count = static_cast<int>(model_.modes[static_cast<std::size_t>(m)].transitions.size());
+      for (int k = 0; k < count; ++k) {
+        if (k != skip && corner_.start(t, a_, surface_.to_b, surface_.atom_a, b_, m, k, &sides_, x, entry_.data())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   // b's side of S may belong to another mode than the chain's b: the split of a model with
@@ -304,6 +319,7 @@ class SlidingMotion {
   const Model<S>& model_;
   TransitionDetector<S>& detector_;
   SurfaceSides<S> sides_;  // the atoms on S and how they read on either side
+  CornerMotion<S> corner_;  // on S and a second surface at once (codimension 2)
   std::int64_t* rhs_evals_;
   std::size_t n_;
   std::vector<S> x_mid_, fa_, fb_, entry_;
