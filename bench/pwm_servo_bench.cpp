@@ -42,10 +42,16 @@
 #include "hysim/simulator.hpp"
 #include "hysim/solvers/stepper.hpp"
 #include "naive_odeint.hpp"
+#include "standalone.hpp"
 
 namespace {
 
 using namespace hysim;
+
+// The rows of the standalone peers (bench/peers/standalone.hpp).
+constexpr const char* kCvodeAdams = "Adams standalone";
+constexpr const char* kCvodeBdf = "BDF standalone";
+constexpr const char* kOdeintLoop = "dopri5 standalone";
 
 constexpr double kMatchWindow = 1e-6;  // [s] an event this close to a reference event is that event
 
@@ -132,22 +138,29 @@ Row run_engine(const Model<double>& model, const SimulationOptions& options) {
   return row;
 }
 
-#if HYSIM_HAVE_CVODE
-Row run_cvode_peer(const Model<double>& model, const SimulationOptions& options, CvodeMethod method) {
-  Row row{"cvode", method == CvodeMethod::kAdams ? "Adams/fixed-point" : "BDF/Newton", {}, {}, 0, "", 0, 0, 0, 0, 0, 0};
-  EventCollector collector;
-  collector.events.reserve(1 << 16);
-  timed(row, [&] {
-    const RunResult<double> result = run_cvode(model, options, &collector, &row.stats, method);
-    if (result.failed()) row.failure = result.message;
-  });
-  row.events = std::move(collector.events);
+
+// A standalone peer (bench/peers/standalone.hpp): the model's parameters passed as numbers.
+template <class Program>
+Row run_standalone(const char* solver, const char* label, Program&& program) {
+  Row row{solver, label, {}, {}, 0, "", 0, 0, 0, 0, 0, 0};
+  standalone::Run run;
+  timed(row, [&] { run = program(); });
+  if (!run.failure.empty()) row.failure = run.failure;
+  row.stats.steps_accepted = run.steps;
+  row.stats.rhs_evals = run.rhs_evals;
+  row.stats.guard_evals = run.guard_evals;
+  row.stats.events = static_cast<std::int64_t>(run.events.size());
+  for (const auto& e : run.events) row.events.push_back({e.t, false});
   return row;
 }
-#endif
+
+standalone::PwmServo standalone_parameters(const ParameterValues& values) {
+  const auto get = [&](const char* name) { return values.get<double>(name); };
+  return {get("k_w"), get("k"), get("kp"), get("u"), get("u_amp"), get("u_freq"), get("saw_max"), get("omega0"), get("phi0")};
+}
 
 Row run_naive(const Model<double>& model, const SimulationOptions& options) {
-  Row row{"odeint", "naive dopri5", {}, {}, 0, "", 0, 0, 0, 0, 0, 0};
+  Row row{"odeint", "dopri5 on Model", {}, {}, 0, "", 0, 0, 0, 0, 0, 0};
   bench::NaiveRun naive;
   timed(row, [&] {
     bench::NaiveOdeint loop(model);
@@ -227,7 +240,8 @@ std::vector<double> reference_times(const ModelEntry& entry, const ParameterValu
 // Every row, o.repeat times, each keeping its fastest time. Events within kMatchWindow of the
 // scored end are not scored: whether an event exactly at t_end (a saw reset at t = 1000) is
 // inside a run is a matter of its rounding.
-std::vector<Row> measure_rows(const Model<double>& model, const SimulationOptions& options, const BenchOptions& o,
+std::vector<Row> measure_rows(const Model<double>& model, const ParameterValues& values, const SimulationOptions& options,
+                              const BenchOptions& o,
                               std::vector<double>& reference, double scored_end) {
   std::vector<Row> rows, round;
   std::erase_if(reference, [&](double t) { return t > scored_end - kMatchWindow; });
@@ -251,10 +265,21 @@ std::vector<Row> measure_rows(const Model<double>& model, const SimulationOption
         add(run_engine(model, run));
       }
     }
+    const standalone::PwmServo p = standalone_parameters(values);
+    const standalone::Tolerances tol{o.t_end, options.rtol.to<double>("rtol"), options.atol.to<double>("atol")};
 #if HYSIM_HAVE_CVODE
-    add(run_cvode_peer(model, options, CvodeMethod::kAdams));
-    add(run_cvode_peer(model, options, CvodeMethod::kBdf));
+    // hysim's CVODE engine (strategies cvode-adams and cvode), then the programs.
+    for (const char* peer : {"cvode-adams", "cvode"}) {
+      SimulationOptions run = options;
+      run.strategy = peer;
+      Row row = run_engine(model, run);
+      row.solver = "hysim";
+      add(std::move(row));
+    }
+    add(run_standalone("cvode", kCvodeAdams, [&] { return standalone::pwm_servo_cvode(p, tol, standalone::Method::kAdams); }));
+    add(run_standalone("cvode", kCvodeBdf, [&] { return standalone::pwm_servo_cvode(p, tol, standalone::Method::kBdf); }));
 #endif
+    add(run_standalone("odeint", kOdeintLoop, [&] { return standalone::pwm_servo_odeint(p, tol); }));
     add(run_naive(model, options));
     if (r == 0) {
       rows = std::move(round);
@@ -278,6 +303,8 @@ class Targets {
     for (const auto& solver : bench::split(o_.solver_list)) {
       if (const Row* r = find(solver, options_.strategy)) check_solver(solver, *r);
     }
+    check_cvode_engine("cvode-adams", kCvodeAdams);
+    check_cvode_engine("cvode", kCvodeBdf);
     return failed_;
   }
 
@@ -287,6 +314,18 @@ class Targets {
       if (r.solver == solver && r.strategy == strategy && r.failure.empty()) return &r;
     }
     return nullptr;
+  }
+
+  // hysim's CVODE engine against the standalone program with the same method: the same
+  // events, and at most 1.15 times its seconds.
+  void check_cvode_engine(const char* strategy, const char* program) {
+    const Row* engine = find("hysim", strategy);
+    const Row* peer = find("cvode", program);
+    if (engine == nullptr || peer == nullptr) return;
+    std::snprintf(line_, sizeof line_, "--strategy %s: %lld events, the standalone program %lld; seconds x%.2f the program's (<= 1.15)",
+                  strategy, static_cast<long long>(engine->found), static_cast<long long>(peer->found),
+                  engine->seconds / peer->seconds);
+    check(engine->found == peer->found && engine->seconds <= 1.15 * peer->seconds, line_);
   }
 
   void check(bool ok, const std::string& what) {
@@ -326,22 +365,22 @@ class Targets {
     check(r.per_event(r.stats.guard_evals) <= 20, line_);
   }
 
-  // Speed against CVODE, the naive odeint loop and the step strategy.
+  // Speed against the standalone programs (bench/peers) and the step strategy.
   void check_peers(const std::string& solver, const Row& r) {
-    if (const Row* adams = find("cvode", "Adams/fixed-point")) {
-      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f CVODE Adams (>= 4)", solver.c_str(),
+    if (const Row* adams = find("cvode", kCvodeAdams)) {
+      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f the standalone CVODE Adams program (>= 4)", solver.c_str(),
                     r.events_per_second() / adams->events_per_second());
       check(r.events_per_second() >= 4 * adams->events_per_second(), line_);
     }
-    if (const Row* bdf = find("cvode", "BDF/Newton")) {
-      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f CVODE BDF", solver.c_str(),
+    if (const Row* bdf = find("cvode", kCvodeBdf)) {
+      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f the standalone CVODE BDF program", solver.c_str(),
                     r.events_per_second() / bdf->events_per_second());
       std::printf("  ----  %s\n", line_);
     }
-    if (const Row* naive = find("odeint", "naive dopri5")) {
-      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f the naive odeint loop (>= 2)", solver.c_str(),
-                    r.events_per_second() / naive->events_per_second());
-      check(r.events_per_second() >= 2 * naive->events_per_second(), line_);
+    if (const Row* loop = find("odeint", kOdeintLoop)) {
+      std::snprintf(line_, sizeof line_, "%s: events/s x%.2f the standalone odeint loop (>= 2)", solver.c_str(),
+                    r.events_per_second() / loop->events_per_second());
+      check(r.events_per_second() >= 2 * loop->events_per_second(), line_);
     }
     // The target is the default configuration's (default strategy, default solver); with
     // another solver the ratio is printed for comparison.
@@ -383,7 +422,7 @@ int main(int argc, char** argv) {
   // The constant setpoint converges: past accuracy_end its event sequence is rounding noise.
   const double scored_end = o.preset == "default" ? o.accuracy_end : o.t_end;
   std::vector<double> reference = reference_times(entry, values, o, scored_end);
-  const std::vector<Row> rows = measure_rows(model, options, o, reference, scored_end);
+  const std::vector<Row> rows = measure_rows(model, values, options, o, reference, scored_end);
   for (const auto& row : rows) print_row(row);
   const int failed = Targets(rows, model, options, o, reference.size()).check_all();
   std::printf("%d target(s) not met\n", failed);
