@@ -13,8 +13,12 @@
 // The summary (CSV, streamed: a million runs take constant memory) has per run: its index, the
 // swept values, how it ended, its events, the first --events event times, the final state, the
 // work counters and the wall time. Every column but the wall time is the same whatever --jobs.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -104,14 +108,22 @@ class SummaryFiles {
       out_ = file_.get();
       *json_ << "[";
     }
-    line(names_);
+    put_line(csv_line(names_));
   }
 
-  void write(const SweepRow& row) {
-    line(csv_cells(row));
+  // On the thread that ran the row (run_sweep's prepare): its CSV line and, with --out, its
+  // JSON object, so that write() only streams text. Reads names_, set before any run.
+  void prepare(SweepRow& row) const {
+    row.prepared.push_back(csv_line(csv_cells(row)));
+    if (json_) row.prepared.push_back(json_object(row, names_));
+  }
+
+  void write(SweepRow& row) {
+    if (row.prepared.empty()) prepare(row);
+    put_line(row.prepared[0]);
     if (!json_) return;
     errno = 0;
-    *json_ << (written_ > 2 ? ",\n" : "\n") << json_object(row, names_);
+    *json_ << (written_ > 2 ? ",\n" : "\n") << row.prepared[1];
     check(*json_, json_path_);
   }
 
@@ -140,10 +152,18 @@ class SummaryFiles {
     if (!stream) throw Error(write_failed(name, errno));
   }
 
-  void line(const std::vector<std::string>& cells) {
+  static std::string csv_line(const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) text += ',';
+      text += csv_cell(cells[c]);
+    }
+    return text;
+  }
+
+  void put_line(const std::string& text) {
     errno = 0;
-    for (std::size_t c = 0; c < cells.size(); ++c) *out_ << (c == 0 ? "" : ",") << csv_cell(cells[c]);
-    *out_ << '\n';
+    *out_ << text << '\n';
     if (++written_ % 1000 == 0) out_->flush();
     check(*out_, path_);
   }
@@ -169,6 +189,45 @@ class SummaryFiles {
   bool json_closed_ = false;
 };
 
+// A progress line on a terminal (stderr), rewritten at most twice a second from the ordered
+// rows: runs done of the sweep, runs per second, failures so far, the time left at that pace.
+// The clock is read every 64th row only.
+class SweepProgress {
+ public:
+  SweepProgress() : shown_(isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
+
+  void start(std::int64_t runs) { runs_ = runs; }
+
+  void row(const SweepRow& row) {
+    ++done_;
+    failed_ += row.reason == "failed" ? 1 : 0;
+    if (!shown_ || done_ % 64 != 0) return;
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (now < 1.0 || now - printed_at_ < 0.5) return;
+    printed_at_ = now;
+    const double rate = static_cast<double>(done_) / now;
+    char line[200];
+    std::snprintf(line, sizeof line, "\r  sweep: %lld of %lld runs (%.1f%%), %.4g runs/s, %lld failed, %.0f s left\033[K",
+                  static_cast<long long>(done_), static_cast<long long>(runs_),
+                  100.0 * static_cast<double>(done_) / static_cast<double>(std::max<std::int64_t>(runs_, 1)), rate,
+                  static_cast<long long>(failed_), static_cast<double>(runs_ - done_) / std::max(rate, 1e-9));
+    std::cerr << line << std::flush;
+    printing_ = true;
+  }
+
+  // The line gives way to the closing summary.
+  void clear() {
+    if (printing_) std::cerr << "\r\033[K" << std::flush;
+    printing_ = false;
+  }
+
+ private:
+  bool shown_, printing_ = false;
+  std::chrono::steady_clock::time_point started_;
+  std::int64_t runs_ = 0, done_ = 0, failed_ = 0;
+  double printed_at_ = 0;
+};
+
 // --draw-rtol A:B into the request's rtol_low and rtol_high (SweepRequest::validate checks them).
 void read_rtol_range(const std::string& text, SweepRequest* request) {
   const std::size_t colon = text.find(':');
@@ -179,13 +238,24 @@ void read_rtol_range(const std::string& text, SweepRequest* request) {
 
 int sweep_command(const SweepRequest& request) {
   SummaryFiles files(request.out_dir);
+  SweepProgress progress;
   SweepSummary summary;
   try {
     summary = run_sweep(
-        request, [&](const SweepColumns& columns) { files.open(columns); },
-        [&](SweepRow&& row) { files.write(row); });
+        request,
+        [&](const SweepColumns& columns) {
+          files.open(columns);
+          progress.start(columns.runs);
+        },
+        [&](SweepRow&& row) {
+          files.write(row);
+          progress.row(row);
+        },
+        [&](SweepRow& row) { files.prepare(row); });
+    progress.clear();
     files.close();
   } catch (...) {
+    progress.clear();
     files.close_after_error();
     throw;
   }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/core/time_memo.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/models/pwm_servo_exact.hpp"
 
@@ -117,15 +118,19 @@ Model<S> make_pwm_servo(const ParameterValues& values) {
     add_transitions([u, k](S, const S* x) { return u - k * x[kOmega] - x[kPhi]; },
                     [k](S, const S* f) { return -(k * f[kOmega]) - f[kPhi]; });
   } else {
-    add_transitions(
-        [u, u_amp, u_freq, k](S t, const S* x) {
-          using std::sin;
-          return u + u_amp * sin(u_freq * t) - k * x[kOmega] - x[kPhi];
-        },
-        [u_amp, u_freq, k](S t, const S* f) {
-          using std::cos;
-          return u_amp * (cos(u_freq * t) * u_freq) - k * f[kOmega] - f[kPhi];
-        });
+    // u(t) and u'(t) enter four atoms each: computed once per point (core/time_memo.hpp).
+    auto setpoint = [u, u_amp, u_freq](S t) {
+      using std::sin;
+      return u + u_amp * sin(u_freq * t);
+    };
+    auto setpoint_rate = [u_amp, u_freq](S t) {
+      using std::cos;
+      return u_amp * (cos(u_freq * t) * u_freq);
+    };
+    const auto u_of = std::make_shared<const TimeMemo<S, decltype(setpoint)>>(setpoint);
+    const auto u_rate = std::make_shared<const TimeMemo<S, decltype(setpoint_rate)>>(setpoint_rate);
+    add_transitions([u_of, k](S t, const S* x) { return (*u_of)(t) - k * x[kOmega] - x[kPhi]; },
+                    [u_rate, k](S t, const S* f) { return (*u_rate)(t) - k * f[kOmega] - f[kPhi]; });
   }
   model.finalize();
   return model;

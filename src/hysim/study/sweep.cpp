@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -285,11 +284,10 @@ class SweepRunner {
     std::unique_ptr<const Model<S>> model;
     std::unique_ptr<Simulator<S>> simulator;
     try {
-      // Values that break the model's `require`, or its horizon: this run fails, the others go on.
-      {
-        std::lock_guard lock(build_);
-        model = std::make_unique<const Model<S>>(entry_.make<S>(values));
-      }
+      // Values that break the model's `require`, or its horizon: this run fails, the others go
+      // on. Builders run concurrently: a catalog model's is a plain function, a model file's
+      // reads its compiled code, loaded once and read-only (lang/build.cpp).
+      model = std::make_unique<const Model<S>>(entry_.make<S>(values));
       simulator = std::make_unique<Simulator<S>>(*model, options);
     } catch (const InvalidArgument& error) {
       return without_run(std::move(row), "failed", error.what());
@@ -353,12 +351,11 @@ class SweepRunner {
   const ModelEntry& entry_;
   const SweepPlan& plan_;
   const SweepColumns& columns_;
-  std::mutex build_;  // models are built one at a time (a model file's native code is shared)
 };
 
 template <class S>
 SweepSummary sweep_in(const SweepRequest& request, const std::function<void(const SweepColumns&)>& columns_out,
-                      const std::function<void(SweepRow&&)>& row_out) {
+                      const std::function<void(SweepRow&&)>& row_out, const std::function<void(SweepRow&)>& prepare) {
   const ModelEntry& entry = request.choice.entry();
   const SweepPlan plan = plan_sweep(request, entry);
   // The layout, from the model with the fixed values: a bad parameter fails here, before
@@ -368,6 +365,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   if (request.draws_tolerance()) columns.swept.insert(columns.swept.end(), {"rtol", "atol"});
   columns.event_columns = request.event_columns;
   columns.states = entry.make<S>(plan.base).state_names;
+  columns.runs = plan.count;
   if (!request.out_dir.empty()) {  // an earlier sweep's per-run files that this one does not write
     remove_stale_runs(request.out_dir, [&](std::int64_t run) {
       return request.run_files && run >= plan.first && run < plan.first + plan.count;
@@ -382,7 +380,12 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   EnsembleOptions ensemble;
   ensemble.jobs = request.jobs;
   summary.threads = run_ensemble<SweepRow>(
-      plan.count, ensemble, [&](std::int64_t part) { return runner.run(plan.first + part); },
+      plan.count, ensemble,
+      [&](std::int64_t part) {
+        SweepRow row = runner.run(plan.first + part);
+        if (prepare) prepare(row);
+        return row;
+      },
       [&](std::int64_t, SweepRow&& row) {
         summary.failed += row.reason == run_reason_name(RunReason::kFailed) ? 1 : 0;
         summary.not_run += row.reason == "not_run" ? 1 : 0;
@@ -421,11 +424,11 @@ std::vector<std::string> SweepColumns::names() const {
 }
 
 SweepSummary run_sweep(const SweepRequest& request, const std::function<void(const SweepColumns&)>& columns,
-                       const std::function<void(SweepRow&&)>& row) {
+                       const std::function<void(SweepRow&&)>& row, const std::function<void(SweepRow&)>& prepare) {
   if (request.choice.params.empty() && !request.declared_ranges && !request.draws_tolerance()) {
     request.validate();  // before the model is read
   }
-  return with_scalar(request.choice.scalar_kind(), [&]<class S>() { return sweep_in<S>(request, columns, row); });
+  return with_scalar(request.choice.scalar_kind(), [&]<class S>() { return sweep_in<S>(request, columns, row, prepare); });
 }
 
 }  // namespace hysim::study

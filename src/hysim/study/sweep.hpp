@@ -69,6 +69,7 @@ struct SweepColumns {
                                     // the declared ranges'), then rtol and atol when drawn
   int event_columns = 0;
   std::vector<std::string> states;  // the model's states
+  std::int64_t runs = 0;            // the rows that follow (for a progress line)
 
   // The column names in that order.
   std::vector<std::string> names() const;
@@ -90,6 +91,9 @@ struct SweepRow {
   std::vector<SweepReal> state;        // the final state, one per column state
   std::optional<std::int64_t> steps, rejected, field_evals, guard_evals;
   SweepReal wall_s;
+  // What the caller's `prepare` made of the row on the thread that ran it (run_sweep), e.g.
+  // its lines of the summary files; empty without one.
+  std::vector<std::string> prepared;
 
   bool ran() const { return events.has_value(); }
 };
@@ -105,7 +109,13 @@ struct SweepSummary {
 // Checks every input, then calls columns(layout) once and row(r) once per run, in the order of
 // the runs. Throws InvalidArgument before calling either for bad input. The model is built
 // once for the layout, then once per run with that run's values.
+//
+// `prepare` (optional) is called with each row on the thread that ran it, before `row`, and
+// concurrently with other rows: work on the row alone (formatting it, into SweepRow::prepared)
+// done there keeps the one ordered `row` call per run short, so that it does not limit how
+// many threads a sweep of short runs can use.
 SweepSummary run_sweep(const SweepRequest& request, const std::function<void(const SweepColumns&)>& columns,
-                       const std::function<void(SweepRow&&)>& row);
+                       const std::function<void(SweepRow&&)>& row,
+                       const std::function<void(SweepRow&)>& prepare = {});
 
 }  // namespace hysim::study
