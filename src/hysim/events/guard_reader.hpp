@@ -79,10 +79,17 @@ class GuardReader {
   // Whether transition k's guard fires, its atoms read by read(i, atom). With kMayBeUndecided
   // an atom may read kUndecided: the guard then fires when it is true whichever way the
   // undecided atoms are read (all false, all true).
-  template <bool kMayBeUndecided = false, class Read>
+  //
+  // With kNoteTruths, what each atom read is kept for truth_of; a reading with undecided atoms
+  // keeps it anyway (it reads the tree twice). A plain reading keeps nothing: the tree asks for
+  // each atom at most once.
+  template <bool kMayBeUndecided = false, bool kNoteTruths = false, class Read>
   bool fires(int mode, std::size_t k, Read&& read) {
     const Guard<S>& g = guard(mode, k);
     const auto& atoms = g.atoms();
+    if constexpr (!kMayBeUndecided && !kNoteTruths) {
+      return g.evaluate([&](int i) { return read(static_cast<std::size_t>(i), atoms[static_cast<std::size_t>(i)]) != 0; });
+    }
     ++reading_;  // voids what earlier readings left in truth_
     const auto truth = [&](int i) {
       const auto ii = static_cast<std::size_t>(i);
@@ -109,7 +116,7 @@ class GuardReader {
     }
   }
 
-  // What the last fires(...) read of atom i: 0, 1, kUndecided, or kUnread.
+  // What the last fires<..., kNoteTruths>(...) read of atom i: 0, 1, kUndecided, or kUnread.
   char truth_of(std::size_t i) const { return truth_read_[i] == reading_ ? truth_[i] : kUnread; }
 
   // The first transition of `mode` (in declaration order, `skip` excepted) whose guard fires

@@ -51,7 +51,7 @@ class RearmMasks {
       const auto literal = [&](std::size_t i, const Atom<S>& atom) {
         return relation_holds(atom.relation, cache_.value(mode, k, i, t, x, here));
       };
-      if (!reader_.fires(mode, k, literal)) continue;
+      if (!reader_.template fires</*kMayBeUndecided=*/false, /*kNoteTruths=*/true>(mode, k, literal)) continue;
       for (std::size_t i = 0; i < atoms.size(); ++i) {
         if (reader_.truth_of(i) != 1) continue;  // false, or not needed for the guard to fire
         const S e = cache_.value(mode, k, i, t, x, here);
