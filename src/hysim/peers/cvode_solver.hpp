@@ -83,12 +83,21 @@ class CvodeSolver {
   CvodeSolver(const Model<double>& model, const ExactOptions<double>& exact, CvodeMethod method, RunStatistics* stats,
               const int* mode)
       : model_(model), exact_(exact), method_(method), stats_(*stats), mode_(*mode), n_(model.state_size()) {
-    // Root functions of each mode: every atom of every transition, in declaration order.
+    // Root functions of each mode: every atom of every transition, in declaration order, but
+    // one function per shared event (Atom::shared): the atoms made from one event have the same
+    // e, and so the same zeros (x >= 0 and x < 0 are one root function).
     roots_of_mode_.resize(model.modes.size());
     for (std::size_t a = 0; a < model.modes.size(); ++a) {
       const auto& transitions = model.modes[a].transitions;
+      std::vector<const void*> events;  // the shared events of this mode given a function so far
       for (std::size_t k = 0; k < transitions.size(); ++k) {
-        for (const Atom<double>& atom : transitions[k].guard.atoms()) roots_of_mode_[a].push_back({&atom, static_cast<int>(k)});
+        for (const Atom<double>& atom : transitions[k].guard.atoms()) {
+          if (atom.shared) {
+            if (std::find(events.begin(), events.end(), atom.shared.get()) != events.end()) continue;
+            events.push_back(atom.shared.get());
+          }
+          roots_of_mode_[a].push_back({&atom, static_cast<int>(k)});
+        }
       }
     }
   }
