@@ -8,9 +8,10 @@
 //   stiff-relay  (stiff ratio 10^4, t_end = 10 s, 25 switches) against CVODE BDF with Newton
 //                iteration and the dense direct solver ("cvode"), orders up to 5
 //
-// CVODE runs with its defaults otherwise (maximum order, its own initial step), the same rtol
-// and atol as hysim, and is restarted after every event (CVodeReInit), as its users would
-// (peers/cvode.cpp). A run:
+// CVODE is the standalone program of bench/peers/standalone.hpp, written as SUNDIALS's users
+// write it (no hysim header: plain C callbacks, CVode towards the end, CVodeReInit after each
+// event), with its defaults otherwise (maximum order, its own initial step) and the same rtol
+// and atol as hysim. A run:
 //   rtol from --rtol-from to --rtol-to, --per-decade points per decade, atol = 1e-3 rtol;
 //   error   max |t - t*| over the events matched to the model's 100-digit reference
 //           (hysim/study/matching.hpp, the rule of `hysim compare`); a run with a missed or a spurious
@@ -47,6 +48,7 @@
 #include "hysim/peers/peers.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/solvers/stepper.hpp"
+#include "standalone.hpp"
 
 namespace {
 
@@ -92,11 +94,20 @@ struct Run {
   std::string note;
 };
 
+// Scores a run's events against the reference: error, validity and the note.
+void score(Run& run, const std::vector<study::RunEvent>& events, const Reference& reference, double t_end) {
+  const study::MatchResult match = study::match_events(events, reference.events, static_cast<float128>(t_end), float128(0));
+  const std::optional<double> error = study::max_time_error(match, events, reference.events);
+  run.valid = match.missed == 0 && match.spurious == 0 && match.matched > 0 && error.has_value();
+  if (error) run.error = *error;
+  if (!run.valid) run.note = std::to_string(match.missed) + " missed, " + std::to_string(match.spurious) + " spurious";
+}
+
+// hysim with `solver` and `strategy`.
 Run run_once(const Model<double>& model, const Reference& reference, const Case& c, const std::string& solver,
              const std::string& strategy, double rtol, int repeats) {
   Run run;
-  run.peer = strategy.rfind("cvode", 0) == 0;
-  run.config = run.peer ? strategy : solver;
+  run.config = solver;
   run.rtol = rtol;
   SimulationOptions options;
   options.t_end = c.t_end;
@@ -122,14 +133,52 @@ Run run_once(const Model<double>& model, const Reference& reference, const Case&
       return run;
     }
     run.evals = result.stats.rhs_evals;
-    const study::MatchResult match =
-        study::match_events(collector.events, reference.events, static_cast<float128>(c.t_end), float128(0));
-    const std::optional<double> error = study::max_time_error(match, collector.events, reference.events);
-    run.valid = match.missed == 0 && match.spurious == 0 && match.matched > 0 && error.has_value();
-    if (error) run.error = *error;
-    if (!run.valid) {
-      run.note = std::to_string(match.missed) + " missed, " + std::to_string(match.spurious) + " spurious";
+    score(run, collector.events, reference, c.t_end);
+  }
+  return run;
+}
+
+// The standalone CVODE program of the case's model (bench/peers/standalone.hpp), written as
+// SUNDIALS's users write it, with the model's default parameters.
+standalone::Run run_program(const Case& c, const ParameterValues& values, const standalone::Tolerances& tol) {
+  const auto get = [&](const char* name) { return values.get<double>(name); };
+  const auto method = c.peer == "cvode" ? standalone::Method::kBdf : standalone::Method::kAdams;
+  if (c.model == "drag-ball") return standalone::drag_ball_cvode({get("g"), get("c"), get("e"), get("y0"), get("v0")}, tol, method);
+  return standalone::stiff_relay_cvode({get("tau"), get("eps"), get("u_high"), get("u_low"), get("y_high"), get("y_low"),
+                                        get("y0"), get("s0")},
+                                       tol, method);
+}
+
+Run run_peer(const Reference& reference, const Case& c, const ParameterValues& values, std::size_t states, double rtol,
+             int repeats) {
+  Run run;
+  run.peer = true;
+  run.config = c.peer;
+  run.rtol = rtol;
+  const standalone::Tolerances tol{c.t_end, rtol, rtol * kAtolFactor};
+  const auto& guards = c.model == "drag-ball" ? std::vector<std::string>(std::begin(standalone::kDragBallGuards),
+                                                                          std::end(standalone::kDragBallGuards))
+                                              : std::vector<std::string>(std::begin(standalone::kStiffRelayGuards),
+                                                                         std::end(standalone::kStiffRelayGuards));
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    const standalone::Run program = run_program(c, values, tol);
+    run.seconds = std::min(run.seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (r > 0) continue;
+    if (!program.failure.empty()) {
+      run.note = program.failure;
+      return run;
     }
+    run.evals = program.rhs_evals;
+    std::vector<study::RunEvent> events;
+    for (const auto& e : program.events) {
+      study::RunEvent event;
+      event.t = static_cast<float128>(e.t);
+      event.guard = guards[static_cast<std::size_t>(e.guard)];
+      for (std::size_t j = 0; j < states; ++j) event.x.push_back(static_cast<float128>(e.x[j]));
+      events.push_back(std::move(event));
+    }
+    score(run, events, reference, c.t_end);
   }
   return run;
 }
@@ -250,7 +299,9 @@ int main(int argc, char** argv) {
     for (const std::string& solver : solvers) {
       for (const double rtol : rtols) runs.push_back(run_once(model, reference, c, solver, kDefaultStrategy, rtol, repeats));
     }
-    for (const double rtol : rtols) runs.push_back(run_once(model, reference, c, "dopri5", c.peer, rtol, repeats));
+    for (const double rtol : rtols) {
+      runs.push_back(run_peer(reference, c, entry.default_values(), model.state_size(), rtol, repeats));
+    }
     std::printf("\n== %s: %zu reference events; rtol %g to %g, %d per decade, atol = %g rtol; time: least of %d runs\n",
                 name.c_str(), reference.events.size(), rtol_from, rtol_to, per_decade, kAtolFactor, repeats);
     failures += report(c, runs, print_runs);
