@@ -8,8 +8,12 @@ namespace hysim::study {
 // Adds the steady-clock time between its construction and its destruction to *total.
 class ScopedTimer {
  public:
-  explicit ScopedTimer(double* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~ScopedTimer() { *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  // total == nullptr: nothing is timed (the clock is not read).
+  explicit ScopedTimer(double* total)
+      : total_(total), start_(total != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+  ~ScopedTimer() {
+    if (total_ != nullptr) *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
   ScopedTimer(const ScopedTimer&) = delete;
   ScopedTimer& operator=(const ScopedTimer&) = delete;
 
