@@ -66,14 +66,12 @@ class EventCache {
 
   // e(t, x) of atom i of transition k of `mode`, through the entry `at` of (t, x) (nullptr:
   // not kept, evaluated).
+  // The kept value is read inline; computing one is out of line (it calls the model).
   S value(int mode, std::size_t k, std::size_t i, S t, const S* x, Point* at) {
     if (at == nullptr) return reader_.value(mode, k, i, t, x);
     const std::size_t slot = layout_.slot(mode, k, i);
-    if (at->stamp[slot] != at->generation) {
-      at->value[slot] = reader_.value(mode, k, i, t, x);
-      at->stamp[slot] = at->generation;
-    }
-    return at->value[slot];
+    if (at->stamp[slot] == at->generation) return at->value[slot];
+    return keep(mode, k, i, t, x, at, slot);
   }
 
   // A prediction begins: the rates kept so far were for another (t, x, f).
@@ -90,6 +88,12 @@ class EventCache {
   }
 
  private:
+  [[gnu::noinline]] S keep(int mode, std::size_t k, std::size_t i, S t, const S* x, Point* at, std::size_t slot) {
+    at->value[slot] = reader_.value(mode, k, i, t, x);
+    at->stamp[slot] = at->generation;
+    return at->value[slot];
+  }
+
   GuardReader<S>& reader_;
   const AtomLayout& layout_;
   Point points_[2];
