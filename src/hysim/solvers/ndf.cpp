@@ -23,9 +23,11 @@
 // is carried from step to step, and the iteration has converged when
 //   E_k |delta_m| min(1, rate) <= 0.1     (E_k the error constant above)
 // so that what it leaves undone is a tenth of the local error tolerance. J = df/dx is a forward
-// difference quotient (n evaluations; forward_difference_jacobian, stepper_base.hpp) at the first
-// iterate of a step, computed after every restart, after 50 steps, and when the iteration fails
-// with an old one; M is refactored whenever c changes (any change of step size or order).
+// difference quotient (n evaluations; forward_difference_jacobian, stepper_base.hpp, with CVODE's
+// increments for the step being attempted; at a restart, before any step, with those of a step of
+// no known size) at the first iterate of a step, computed after every restart, after 50 steps,
+// and when the iteration fails with an old one; M is refactored whenever c changes (any change of
+// step size or order).
 //
 // Step size and order: after k + 1 steps of the same size and order, the step and order that
 // promise the largest next step among k - 1, k, k + 1 (their error estimates

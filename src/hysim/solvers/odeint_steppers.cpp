@@ -4,7 +4,8 @@
 //   dopri5      Dormand & Prince 5(4), FSAL, odeint's controlled_runge_kutta with its default
 //               error checker and step adjuster; dense output is Dormand-Prince's own continuous
 //               extension of order 4 (odeint's runge_kutta_dopri5::calc_state; Hairer, Norsett &
-//               Wanner, Solving ODE I, II.6).
+//               Wanner, Solving ODE I, II.6); Hairer's stiffness test of dopri5.f on the sixth
+//               stage (c = 1) and x1 (solvers/stiffness.hpp).
 //   cashkarp54  Cash & Karp 5(4) (ACM TOMS 16(3), 1990; odeint's runge_kutta_cash_karp54),
 //               controlled_runge_kutta as dopri5; no dense output of its own: a quartic Hermite
 //               interpolant of order 4 (CashKarp54Stepper).
