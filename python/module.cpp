@@ -368,6 +368,7 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   out["mode"] = model.modes[static_cast<std::size_t>(result.mode)].name;
   out["x"] = to_array(result.x);
   out["stats"] = stats_dict(result.stats);
+  out["warnings"] = result.warnings;  // e.g. an explicit solver that found the field stiff
   out["events"] = events_dict(model, collected, mode_names);
   out["trajectory"] = traj;
   stop.raise_with(out);  // Ctrl-C: KeyboardInterrupt, with this partial result as exc.result

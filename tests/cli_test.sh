@@ -10,7 +10,8 @@
 #   - every bad argument exits non-zero with one line on stderr naming the culprit, prints
 #     nothing on stdout and creates no output directory;
 #   - --scalar long-double and float128 runs agree with the closed form to 15 digits;
-#   - -v logs transitions on stderr, the default logs nothing;
+#   - -v logs transitions on stderr, the default logs nothing but warnings: dopri5 on Robertson's
+#     kinetics says once that the problem is stiff (stderr and stats.json);
 #   - `run` writes the step log steps.csv and names its strategy in stats.json; a bad strategy
 #     name exits 2 naming it (run and compare);
 #   - `compare pwm-servo --t-end 1` with two strategies writes compare.csv and compare.json with
@@ -300,6 +301,23 @@ done
 check "-v exits 0" test $? -eq 0
 check "-v logs transitions on stderr (event 1)" grep -q "event 1 " "$TMP/verbose.err"
 check "-v logs the first transition s1 -> s3" grep -q "s1 -> s3" "$TMP/verbose.err"
+# An explicit solver on a stiff model: one warning on stderr without -v, naming the stiff
+# solvers, and the same line in stats.json; the run goes on to its end.
+"$HYSIM" run "$(dirname "$0")/../models/robertson.hym" --t-end 100 --solver dopri5 --quiet --out "$TMP/stiff" \
+  >"$TMP/stiff.out" 2>"$TMP/stiff.err"
+check "dopri5 on Robertson exits 0" test $? -eq 0
+check "... and reaches t_end" grep -q "reached t_end at t = 100" "$TMP/stiff.out"
+check "... saying once on stderr that the problem is stiff" \
+  test "$(grep -c '^\[warning\] .*dopri5 finds the problem stiff.*rosenbrock4 or ndf.*--strategy cvode' "$TMP/stiff.err")" = 1
+check "... and in stats.json" python3 -c "
+import json, sys
+w = json.load(open('$TMP/stiff/stats.json')).get('warnings', [])
+sys.exit(0 if len(w) == 1 and 'dopri5 finds the problem stiff' in w[0] else 1)"
+"$HYSIM" run pwm-servo --t-end 1 --out "$TMP/calm" >/dev/null 2>"$TMP/calm.err"
+check "a non-stiff run warns of nothing" test ! -s "$TMP/calm.err"
+check "... and its stats.json has no warnings" python3 -c "
+import json, sys
+sys.exit('warnings' in json.load(open('$TMP/calm/stats.json')))"
 
 # --- model files ----------------------------------------------------------------------------
 # A model file runs like the built-in model it twins, to the same bits; a bad file exits 2 with

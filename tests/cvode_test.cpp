@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/lang/build.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/peers/cvode.hpp"
+#include "source_dir.hpp"
 #include "test_support.hpp"
 
 namespace hysim {
@@ -457,6 +459,26 @@ TEST(Cvode, EventLimitStopsTheRun) {
   EXPECT_EQ(result.stats.events, 7);
   EXPECT_EQ(run.rows.size(), 7u);
   EXPECT_LT(result.t, 1.0);
+}
+
+// Robertson's kinetics with the roots of SUNDIALS's cvRoberts_dns (models/robertson.hym) to
+// t = 4e10: CVODE BDF at rtol 1e-12 finds both roots at the times tests/robertson_test.cpp takes
+// as references (computed there by ndf and rosenbrock4 in float128): a different code in double
+// confirms them, to 1e-10 (y3 = 0.01 at t = 0.26401907818763) and 5e-9 (y1 = 1e-4 at
+// t = 20795496.883027); measured 1.3e-11 and 1.8e-9.
+TEST(Cvode, RobertsonRootsMatchTheBinary128References) {
+  const ModelEntry entry = lang::load_model_file(testing::source_dir() + "/models/robertson.hym");
+  const Model<double> model = entry.make<double>(entry.default_values());
+  RunResult<double> result;
+  const auto run = testing::collect(model, cvode_options(4e10, 1e-12, 1e-14), false, &result);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(run.rows.size(), 2u);
+  EXPECT_EQ(run.rows[0].guard, "g2");
+  EXPECT_EQ(run.rows[1].guard, "g1");
+  EXPECT_LT(std::fabs(run.rows[0].t - 0.26401907818763) / 0.26401907818763, 1e-10) << run.rows[0].t;
+  EXPECT_LT(std::fabs(run.rows[1].t - 20795496.883027) / 20795496.883027, 5e-9) << run.rows[1].t;
+  std::cout << "[cvode robertson rtol 1e-12] roots at " << run.rows[0].t << " and " << run.rows[1].t << "; "
+            << result.stats.steps_accepted << " steps, " << result.stats.rhs_evals << " field evaluations\n";
 }
 
 }  // namespace

@@ -66,6 +66,15 @@ def test_a_model_files_warnings_are_python_warnings(tmp_path):
     assert model.run(t_end=1)["reason"] == "reached t_end"
 
 
+def test_an_explicit_solver_on_a_stiff_model_warns_once_in_the_result():
+    robertson = hysim.Model(os.path.join(SOURCE, "models/robertson.hym"))
+    stiff = robertson.run(t_end=100, solver="dopri5", trajectory=False)
+    assert stiff["reason"] == "reached t_end"
+    assert len(stiff["warnings"]) == 1 and "dopri5 finds the problem stiff" in stiff["warnings"][0]
+    assert robertson.run(t_end=100, solver="ndf", trajectory=False)["warnings"] == []
+    assert hysim.Model("pwm-servo").run(t_end=1, trajectory=False)["warnings"] == []
+
+
 def test_float128_comes_with_its_exact_text_and_long_double_as_longdouble(tmp_path):
     rows, _ = program_events(tmp_path, "pwm-servo", "--t-end", "1", "--scalar", "float128")
     result = hysim.Model("pwm-servo").run(scalar="float128", t_end=1)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/core/log.hpp"
@@ -15,6 +16,7 @@
 #include "hysim/loop_location.hpp"
 #include "hysim/loop_sliding.hpp"
 #include "hysim/solvers/starting_step.hpp"
+#include "hysim/solvers/stiffness.hpp"
 
 namespace hysim {
 
@@ -51,6 +53,7 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
   Resume<S> start() {
     output_.reset();
     events_.reset();
+    stiffness_.reset();
     run_.sliding.stop();
     run_.t = run_.model.t0;
     run_.mode = run_.model.initial_mode;
@@ -161,6 +164,19 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
     check_finite(run_.model, run_.mode, run_.stepper->t_current(), run_.stepper->x_current(), "the state");
     HYSIM_LOG_DEBUG("step t = {:.17g} h = {:.3e} ({}) mode {}", to_double(run_.t), to_double(step.h),
                     step_limit_name(step.limit), run_.mode_name());
+    if (stiffness_.due()) [[unlikely]] test_stiffness();
+  }
+
+  // Hairer's test (solvers/stiffness.hpp), on the steps it is due: when it declares the field
+  // stiff for the explicit solver, says so once per run, and the run goes on. Out of line: the
+  // step loop pays one decrement.
+  [[gnu::noinline]] void test_stiffness() {
+    if (!stiffness_.observe(to_double(run_.stepper->stiffness_ratio()))) return;
+    run_.ledger.warn(where(run_.model, run_.mode, run_.stepper->t_current()) + ": " +
+                     std::string(run_.stepper->name()) + " finds the problem stiff (h |lambda| beyond its stability " +
+                     "bound on " + std::to_string(StiffnessDetector::kStiffSteps) +
+                     " accepted steps, Hairer's test): stability, not accuracy, holds its steps; a stiff solver "
+                     "takes far fewer: rosenbrock4 or ndf (--solver), or CVODE BDF (--strategy cvode)");
   }
 
   // A stop asked for while scanning a step's many samples (strategy sampled, --samples 1e9
@@ -258,6 +274,7 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
   LoopEvents<S> events_;
   SlidingPhase<S> sliding_;
   StepLimiter<S> limiter_;
+  StiffnessDetector stiffness_;  // Hairer's test over the run's accepted steps
 };
 
 template <class S>

@@ -14,5 +14,6 @@ spdlog::logger& logger();
 
 }  // namespace hysim
 
+#define HYSIM_LOG_WARN(...) SPDLOG_LOGGER_WARN(&::hysim::logger(), __VA_ARGS__)
 #define HYSIM_LOG_INFO(...) SPDLOG_LOGGER_INFO(&::hysim::logger(), __VA_ARGS__)
 #define HYSIM_LOG_DEBUG(...) SPDLOG_LOGGER_DEBUG(&::hysim::logger(), __VA_ARGS__)

@@ -11,15 +11,20 @@
 //             the field drives it across (CVODE's cvRcheck1)
 //   zeno      the Zeno policy after each event (events/zeno.hpp): go on, stop, or continue at
 //             the accumulation point t_inf in the model's continuation mode
-//   result    the run's end: where it stands, its counters, its Zeno outcome and its message
+//   warnings  what the run warns about (an explicit solver that found the field stiff): each
+//             goes to the log once, when it arises, and into the result
+//   result    the run's end: where it stands, its counters, its Zeno outcome, its message and
+//             its warnings
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "hysim/core/log.hpp"
 #include "hysim/core/model.hpp"
 #include "hysim/events/chain.hpp"
 #include "hysim/events/detection.hpp"
@@ -130,6 +135,7 @@ class RunLedger {
   // null). started(): the engine stands at t0, the observer hears on_start.
   void begin(Observer<S>* observer) {
     stats_ = RunStatistics{};
+    warnings_.clear();
     last_.forward_to(observer);
     emitter_.reset(&last_);
     detector_.disarm();
@@ -184,6 +190,12 @@ class RunLedger {
                          one_sided);
   }
 
+  // A warning of this run: to the log now (level warn, on by default), and into the result.
+  void warn(std::string message) {
+    HYSIM_LOG_WARN("{}", message);
+    warnings_.push_back(std::move(message));
+  }
+
   // The run ends at (t, mode, x) for `reason`; `detail` follows the event count in the message.
   RunResult<S> result(RunReason reason, S t, int mode, const S* x, const std::string& detail = "") const {
     RunResult<S> result = outcome(reason, t, mode, std::vector<S>(x, x + model_.state_size()));
@@ -213,6 +225,7 @@ class RunLedger {
     result.zeno_detected = zeno_.detected();
     result.zeno_of_pinnacles = zeno_.of_pinnacles();
     result.t_zeno = zeno_.t_zeno();
+    result.warnings = warnings_;
     return result;
   }
 
@@ -224,6 +237,7 @@ class RunLedger {
   EventEmitter<S> emitter_;
   ZenoPolicy<S> zeno_;
   LastSample<S> last_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace hysim

@@ -33,6 +33,7 @@ nlohmann::json run_report_json(const std::string& model, nlohmann::json options,
     report["result"] = {{"reason", run_reason_name(result.reason)}, {"message", result.message}, {"t", to_double(result.t)}};
     if (result.zeno_detected) report["result"]["zeno_t"] = to_double(result.t_zeno);
   }
+  if (!result.warnings.empty()) report["warnings"] = result.warnings;
   report["stats"] = statistics_json(result.stats, wall_seconds);
   return report;
 }

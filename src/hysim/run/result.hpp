@@ -68,6 +68,9 @@ struct RunResult {
   int mode = -1;         // mode at the end
   std::vector<S> x;      // state at the end
   RunStatistics stats;
+  // What the run warned about, each once, in order (each also went to the log when it arose):
+  // e.g. an explicit solver that found the field stiff (docs/concepts.md, section 3.1).
+  std::vector<std::string> warnings;
 
   bool failed() const { return reason == RunReason::kFailed; }
 

@@ -27,13 +27,17 @@
 // (not on demand), so that interpolation never evaluates the field, as for every other
 // solver: an attempt costs 11 evaluations (k1..k11), an accepted step 4 more (k12 and the
 // three dense stages), 15 per step accepted at once.
+// Stiffness (solvers/stiffness.hpp): as dop853.f, the accepted step compares x1 and k12 with
+// stage 11 (c = 1), h |lambda| ~ h ||k12 - k11|| / ||x1 - y11||, against the bound 6.1.
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <string_view>
 
 #include "hysim/solvers/stepper_base.hpp"
+#include "hysim/solvers/stiffness.hpp"
 
 namespace hysim::solvers {
 namespace {
@@ -246,7 +250,7 @@ class Dop853Stepper final : public StepperBase<S> {
 
  public:
   Dop853Stepper(std::size_t n, const StepperTolerances<S>& tolerances)
-      : Base(n), tolerances_(tolerances), tab_(tableau<S>()), stage_(n) {
+      : Base(n), tolerances_(tolerances), tab_(tableau<S>()), stage_(n), last_stage_(n) {
     for (auto& k : k_) k.resize(n);
     for (auto& f : dense_) f.resize(n);
   }
@@ -264,10 +268,12 @@ class Dop853Stepper final : public StepperBase<S> {
     const S t_new = t + h;
     const S* x = this->x_cur_.data();
     k_[0] = this->f_cur_;  // same size: no allocation
-    // k_i = f(t0 + c_i h, x0 + h sum_{j<i} a_ij k_j), i = 1..11
+    // k_i = f(t0 + c_i h, x0 + h sum_{j<i} a_ij k_j), i = 1..11; stage 11 (c = 1) keeps its
+    // argument for the stiffness test
     for (int i = 1; i < kStages; ++i) {
-      combine(i, h);
-      this->rhs_(t + tab_.c[i] * h, stage_.data(), k_[i].data());
+      State<S>& argument = i == kStages - 1 ? last_stage_ : stage_;
+      combine(i, h, argument);
+      this->rhs_(t + tab_.c[i] * h, argument.data(), k_[i].data());
     }
     // x1 = x0 + h sum_j b_j k_j
     for (std::size_t m = 0; m < n; ++m) {
@@ -299,7 +305,7 @@ class Dop853Stepper final : public StepperBase<S> {
     this->rhs_(t_new, this->x_try_.data(), this->f_try_.data());
     k_[kStages] = this->f_try_;
     for (int i = kStages + 1; i < kStagesExtended; ++i) {
-      combine(i, h);
+      combine(i, h, stage_);
       this->rhs_(t + tab_.c[i] * h, stage_.data(), k_[i].data());
     }
     for (std::size_t m = 0; m < n; ++m) {
@@ -317,6 +323,14 @@ class Dop853Stepper final : public StepperBase<S> {
     return {StepStatus::kAccepted, h_next};
   }
 
+  // Hairer's test (stiffness.hpp) on the accepted step: x1 and f(t0 + h, x1) against stage 11,
+  // whose node is c = 1, as dop853.f compares them.
+  S stiffness_ratio() const override {
+    if (!(this->t_cur_ > this->t_prev_)) return std::numeric_limits<S>::quiet_NaN();
+    return stiffness_ratio_of(this->t_cur_ - this->t_prev_, this->x_cur_.data(), this->f_cur_.data(),
+                              last_stage_.data(), k_[kStages - 1].data(), this->x_cur_.size(), kDop853StabilityBound);
+  }
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     const S theta = (t - this->t_prev_) / (this->t_cur_ - this->t_prev_);
@@ -329,13 +343,13 @@ class Dop853Stepper final : public StepperBase<S> {
   }
 
  private:
-  // stage_ = x0 + h sum_{j<i} a_ij k_j
-  void combine(int i, S h) {
+  // argument = x0 + h sum_{j<i} a_ij k_j
+  void combine(int i, S h, State<S>& argument) {
     const S* x = this->x_cur_.data();
-    for (std::size_t m = 0; m < stage_.size(); ++m) {
+    for (std::size_t m = 0; m < argument.size(); ++m) {
       S sum = S(0);
       for (int j = 0; j < i; ++j) sum += tab_.a[i][j] * k_[j][m];
-      stage_[m] = x[m] + h * sum;
+      argument[m] = x[m] + h * sum;
     }
   }
 
@@ -346,6 +360,7 @@ class Dop853Stepper final : public StepperBase<S> {
   std::array<State<S>, kStagesExtended> k_;
   std::array<State<S>, 3 + kDenseRows> dense_;  // F0..F6 of the last accepted step
   State<S> stage_;
+  State<S> last_stage_;  // the argument of stage 11 (c = 1) of the last attempt
 };
 
 }  // namespace

@@ -23,9 +23,11 @@
 // is carried from step to step, and the iteration has converged when
 //   E_k |delta_m| min(1, rate) <= 0.1     (E_k the error constant above)
 // so that what it leaves undone is a tenth of the local error tolerance. J = df/dx is a forward
-// difference quotient (n evaluations; forward_difference_jacobian, stepper_base.hpp) at the first
-// iterate of a step, computed after every restart, after 50 steps, and when the iteration fails
-// with an old one; M is refactored whenever c changes (any change of step size or order).
+// difference quotient (n evaluations; forward_difference_jacobian, stepper_base.hpp, with CVODE's
+// increments for the step being attempted; at a restart, before any step, with those of a step of
+// no known size) at the first iterate of a step, computed after every restart, after 50 steps,
+// and when the iteration fails with an old one; M is refactored whenever c changes (any change of
+// step size or order).
 //
 // Step size and order: after k + 1 steps of the same size and order, the step and order that
 // promise the largest next step among k - 1, k, k + 1 (their error estimates
@@ -199,7 +201,7 @@ class NdfStepper final : public StepperBase<S> {
     steps_same_ = 0;
     rate_ = S(1);
     c_factored_ = S(0);
-    jacobian_due_ = !differentiate(this->t_cur_, this->x_cur_.data(), this->f_cur_.data());
+    jacobian_due_ = !differentiate(this->t_cur_, this->x_cur_.data(), this->f_cur_.data(), S(0));
     const std::size_t n = this->x_cur_.size();
     for (std::size_t i = 0; i < n; ++i) {
       S sum = S(0);
@@ -239,7 +241,7 @@ class NdfStepper final : public StepperBase<S> {
       if (m == 0 && (jacobian_due_ || jacobian_age_ >= kJacobianAge)) {
         // A non-finite J (a field that fails beyond some time) is not kept: the next attempt,
         // shorter, computes it again.
-        jacobian_due_ = !differentiate(t_new, x_iter_.data(), f_iter_.data());
+        jacobian_due_ = !differentiate(t_new, x_iter_.data(), f_iter_.data(), t_new - this->t_cur_);
         if (jacobian_due_) return false;
       }
       if (c != c_factored_ && !factor(c)) return false;
@@ -274,11 +276,11 @@ class NdfStepper final : public StepperBase<S> {
     return lu_.factor();
   }
 
-  // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations); false
-  // when an element is not finite.
-  bool differentiate(S t, const S* x, const S* f0) {
-    forward_difference_jacobian(this->rhs_, t, x, f0, this->x_cur_.size(), second_.data(), delta_.data(),
-                                jac_.data());
+  // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations) for steps of
+  // size h (0: none known yet); false when an element is not finite.
+  bool differentiate(S t, const S* x, const S* f0, S h) {
+    forward_difference_jacobian(this->rhs_, t, x, f0, this->x_cur_.size(), tolerances_, h, second_.data(),
+                                delta_.data(), jac_.data());
     jacobian_fresh_ = true;
     jacobian_age_ = 0;
     c_factored_ = S(0);

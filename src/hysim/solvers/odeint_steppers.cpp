@@ -4,7 +4,8 @@
 //   dopri5      Dormand & Prince 5(4), FSAL, odeint's controlled_runge_kutta with its default
 //               error checker and step adjuster; dense output is Dormand-Prince's own continuous
 //               extension of order 4 (odeint's runge_kutta_dopri5::calc_state; Hairer, Norsett &
-//               Wanner, Solving ODE I, II.6).
+//               Wanner, Solving ODE I, II.6); Hairer's stiffness test of dopri5.f on the sixth
+//               stage (c = 1) and x1 (solvers/stiffness.hpp).
 //   cashkarp54  Cash & Karp 5(4) (ACM TOMS 16(3), 1990; odeint's runge_kutta_cash_karp54),
 //               controlled_runge_kutta as dopri5; no dense output of its own: a quartic Hermite
 //               interpolant of order 4 (CashKarp54Stepper).
@@ -40,12 +41,14 @@
 #include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
 #include <boost/numeric/odeint/stepper/runge_kutta_fehlberg78.hpp>
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/solvers/stepper.hpp"
 #include "hysim/solvers/stepper_base.hpp"
+#include "hysim/solvers/stiffness.hpp"
 
 // Boost.Multiprecision numbers name themselves as their value_type, which sends odeint's
 // value-type extraction into an endless recursion; tell odeint that float128 is a scalar.
@@ -84,6 +87,27 @@ struct StageRecordingSystem {
   }
 };
 
+// The same for dopri5's first attempt, finding where it keeps its sixth stage: odeint's dopri5
+// calls the system for stages 2 to 6 and then for f(t + h, x1), so its 5th call of an attempt is
+// k6 = f(t + h, y6), c6 = 1, with y6 and k6 in odeint's own buffers, sized at the first attempt
+// and never moved after it. Hairer's stiffness test compares them with x1 and f(t + h, x1)
+// (solvers/stiffness.hpp); later attempts call the plain OdeintSystem (nothing per call).
+template <class S>
+struct SixthStageFinder {
+  static constexpr int kSixthStageCall = 5;
+  Rhs<S> rhs;
+  const S** stage_x;
+  const S** stage_f;
+  int* calls;
+  void operator()(const State<S>& x, State<S>& dxdt, S t) const {
+    rhs(t, x.data(), dxdt.data());
+    if (++*calls == kSixthStageCall) {
+      *stage_x = x.data();
+      *stage_f = dxdt.data();
+    }
+  }
+};
+
 template <class S>
 class Dopri5Stepper final : public StepperBase<S> {
   using Base = StepperBase<S>;
@@ -102,9 +126,17 @@ class Dopri5Stepper final : public StepperBase<S> {
   StepOutcome<S> try_step(S h) override {
     S t = this->t_cur_;
     S dt = h;
-    const auto result = controlled_.try_step(OdeintSystem<S>{this->rhs_}, this->x_cur_, this->f_cur_, t,
-                                             this->x_try_, this->f_try_, dt);
-    if (result == odeint::fail) return {StepStatus::kRejected, dt};
+    const auto result =
+        stage_x_ != nullptr
+            ? controlled_.try_step(OdeintSystem<S>{this->rhs_}, this->x_cur_, this->f_cur_, t, this->x_try_,
+                                   this->f_try_, dt)
+            : controlled_.try_step(SixthStageFinder<S>{this->rhs_, &stage_x_, &stage_f_, &calls_}, this->x_cur_,
+                                   this->f_cur_, t, this->x_try_, this->f_try_, dt);
+    if (result == odeint::fail) {
+      sixth_stage_current_ = false;  // odeint's buffers hold the rejected attempt's stages
+      return {StepStatus::kRejected, dt};
+    }
+    sixth_stage_current_ = true;
     // odeint advanced t by h; keep the sum the caller expects, t_cur + h.
     this->accept(this->t_cur_ + h);
     // The dense output reads the accepted step's stages, which the next attempt (accepted or
@@ -112,6 +144,12 @@ class Dopri5Stepper final : public StepperBase<S> {
     // the assignment does not allocate).
     accepted_ = controlled_.stepper();
     return {StepStatus::kAccepted, dt};
+  }
+
+  S stiffness_ratio() const override {
+    if (!sixth_stage_current_) return std::numeric_limits<S>::quiet_NaN();
+    return stiffness_ratio_of(this->t_cur_ - this->t_prev_, this->x_cur_.data(), this->f_cur_.data(), stage_x_,
+                              stage_f_, this->x_cur_.size(), kDopri5StabilityBound);
   }
 
   void interpolate(S t, S* x) const override {
@@ -123,9 +161,17 @@ class Dopri5Stepper final : public StepperBase<S> {
   }
 
  private:
+  void on_restart() override { sixth_stage_current_ = false; }
+
   Controlled controlled_;
   Dopri accepted_;  // the stepper as it was after the last accepted step
   mutable State<S> dense_;
+  // Where controlled_ keeps the sixth stage's argument and slope (null before the first
+  // attempt), and whether they are the last accepted step's: Hairer's stiffness test.
+  const S* stage_x_ = nullptr;
+  const S* stage_f_ = nullptr;
+  int calls_ = 0;
+  bool sixth_stage_current_ = false;
 };
 
 // An explicit embedded pair that is not FSAL, under odeint's controlled_runge_kutta (default

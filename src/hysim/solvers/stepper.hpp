@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -70,6 +71,14 @@ class Stepper {
   // The step the stepper would rather attempt than h (at most h): a multistep method restarted
   // at order 1 asks for a step that order can take. Evaluates nothing. Default: h.
   virtual S preferred_step(S h) const { return h; }
+
+  // Hairer's stiffness test on the last accepted step (solvers/stiffness.hpp): h |lambda| over
+  // the method's stability bound on the negative real axis, with h |lambda| estimated from two
+  // evaluations of the field at the step's end. Above 1 the step sits at the bound: stability,
+  // not accuracy, limits it. NaN for a stepper without the test (the implicit ones, and the
+  // explicit ones without two evaluations at the step's end), or before its first step. Call it
+  // right after an accepted step; evaluates nothing, allocates nothing.
+  virtual S stiffness_ratio() const { return std::numeric_limits<S>::quiet_NaN(); }
 
   // x(t) for t in [t_previous(), t_current()] from the last accepted step's dense output.
   // Evaluates no field and allocates nothing; at t_previous() and t_current() it returns the
