@@ -77,12 +77,22 @@ class TransitionDetector {
 
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
+  // Where no atom is masked at t, the answer is kept with the point: the one-sided test at an
+  // event asks again what the location asked at the bracket's end.
   int fired(int mode, S t, const S* x, bool literal = false) {
     auto* here = cache_.point(t, x);
-    return reader_.first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
+    const bool plain = literal || !masks_.any_masked_at(mode, t);
+    if (plain && here->fired_generation == here->generation && here->fired_mode == mode) return here->fired;
+    const int fires = reader_.first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       return static_cast<char>((literal || !masks_.masked(mode, k, i, t)) &&
                                relation_holds(atom.relation, cache_.value(mode, k, i, t, x, here)));
     });
+    if (plain) {
+      here->fired_generation = here->generation;
+      here->fired_mode = mode;
+      here->fired = fires;
+    }
+    return fires;
   }
 
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x) (events/rates.hpp).

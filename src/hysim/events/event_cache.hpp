@@ -35,6 +35,10 @@ class EventCache {
     std::vector<S> x, value;
     std::vector<std::uint64_t> stamp;  // value[slot] holds when stamp[slot] == generation
     std::uint64_t generation = 0, used = 0;
+    // TransitionDetector::fired's answer here for fired_mode, when no atom was masked, valid
+    // while fired_generation == generation.
+    std::uint64_t fired_generation = 0;
+    int fired_mode = -1, fired = -1;
   };
 
   // The reader and the layout outlive the cache.

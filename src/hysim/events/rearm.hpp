@@ -61,7 +61,9 @@ class RearmMasks {
         if (!on_surface) continue;  // holds on both sides: the guard genuinely fires
         const auto d = rates_.drift(mode, k, i, t, x, f, e, t_far, x_far != nullptr, x_far != nullptr);
         if (d.drive != RateEstimator<S>::Drive::kOut) continue;  // not driven out in time: it fires
-        until_[layout_.in_mode(mode, k, i)] = t + S(4) * d.leave + S(16) * ulp_of(t);
+        S& until = until_[layout_.in_mode(mode, k, i)];
+        until = t + S(4) * d.leave + S(16) * ulp_of(t);
+        latest_ = any_masked_ ? std::max(latest_, until) : until;
         any_masked_ = true;
       }
     }
@@ -72,6 +74,9 @@ class RearmMasks {
     return any_masked_ && mode == armed_mode_ && t < until_[layout_.in_mode(mode, k, i)];
   }
 
+  // Whether some atom of `mode` reads false at t: if not, every reading there is literal.
+  bool any_masked_at(int mode, const S& t) const { return any_masked_ && mode == armed_mode_ && t < latest_; }
+
  private:
   GuardReader<S>& reader_;
   EventCache<S>& cache_;
@@ -79,6 +84,7 @@ class RearmMasks {
   const AtomLayout& layout_;
   std::vector<S> until_;     // by AtomLayout::in_mode: atoms of armed_mode_ read false before this time
   int armed_mode_ = -1;
+  S latest_ = -std::numeric_limits<S>::infinity();  // the largest finite entry of until_
   bool any_masked_ = false;  // some entry of until_ is finite: masked() has work to do
 };
 
