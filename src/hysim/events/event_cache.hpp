@@ -43,8 +43,7 @@ class EventCache {
 
   // The reader and the layout outlive the cache.
   EventCache(GuardReader<S>* reader, const AtomLayout* layout)
-      : reader_(*reader), layout_(*layout), n_(reader->model().state_size()), rate_(layout->slots()),
-        rate_stamp_(layout->slots(), 0) {
+      : reader_(*reader), layout_(*layout), rate_(layout->slots()), rate_stamp_(layout->slots(), 0) {
     for (Point& p : points_) {
       p.x.resize(reader->model().state_size());
       p.value.resize(layout->slots());
@@ -56,7 +55,7 @@ class EventCache {
   Point* point(S t, const S* x) {
     ++clock_;
     for (Point& p : points_) {
-      if (holds(p, t, x)) {
+      if (p.t == t && std::equal(p.x.begin(), p.x.end(), x)) {
         p.used = clock_;
         return &p;
       }
@@ -93,16 +92,6 @@ class EventCache {
   }
 
  private:
-  // Whether entry p is the point (t, x): t and every component equal (==).
-  bool holds(const Point& p, const S& t, const S* x) const {
-    if (!(p.t == t)) return false;
-    const S* kept = p.x.data();
-    for (std::size_t j = 0; j < n_; ++j) {
-      if (!(kept[j] == x[j])) return false;
-    }
-    return true;
-  }
-
   [[gnu::noinline]] S keep(int mode, std::size_t k, std::size_t i, S t, const S* x, Point* at, std::size_t slot) {
     at->value[slot] = reader_.value(mode, k, i, t, x);
     at->stamp[slot] = at->generation;
@@ -111,7 +100,6 @@ class EventCache {
 
   GuardReader<S>& reader_;
   const AtomLayout& layout_;
-  std::size_t n_;  // state components
   Point points_[2];
   std::uint64_t clock_ = 0, generations_ = 0;
   std::vector<S> rate_;  // by slot, in the current prediction
