@@ -13,7 +13,10 @@
 // throws Error only when it could make none. run_ensemble returns the number of threads it ran.
 //
 // Memory stays constant in count: a worker does not start job i until i is less than `window`
-// ahead of the next result the sink is waiting for, so at most `window` results are held.
+// ahead of the next result the sink is waiting for, so at most `window` results are held, each
+// in its own slot of a ring. The sink is woken only by the result it awaits and then takes every
+// consecutive one that is ready, so that with short jobs (tens of microseconds) and many threads
+// the hand-over does not serialise them.
 //
 // A job must not touch shared mutable state: build its own Model and Simulator from read-only
 // inputs (a ModelEntry, ParameterValues, SimulationOptions). An exception thrown by a job stops
@@ -25,8 +28,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -72,10 +75,15 @@ int run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, 
   const int threads = static_cast<int>(std::min<std::int64_t>(options.threads(), count));
   const std::int64_t window = options.window > 0 ? options.window : 64 * static_cast<std::int64_t>(threads);
 
+  // Result i waits in slot i % window: a job starts only when i < next_result + window, so its
+  // slot was emptied by the sink before (no map, no allocation per result).
+  std::vector<std::optional<Result>> slots(static_cast<std::size_t>(window));
+  const auto slot = [&](std::int64_t i) -> std::optional<Result>& { return slots[static_cast<std::size_t>(i % window)]; };
   std::mutex mutex;
-  std::condition_variable ready, room;  // a result arrived; the sink took one (or a failure)
-  std::int64_t next_job = 0, next_result = 0;
-  std::map<std::int64_t, Result> done;
+  std::condition_variable ready, room;  // the awaited result arrived (or a failure); the sink made room
+  std::int64_t next_job = 0, next_result = 0;  // next_result: the result the sink awaits
+  bool sink_waits = false;
+  int workers_wait = 0;
   std::int64_t failed_at = count;  // the lowest index whose job threw
   std::exception_ptr failure;
 
@@ -84,23 +92,30 @@ int run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, 
       std::int64_t i;
       {
         std::unique_lock lock(mutex);
-        room.wait(lock, [&] { return next_job >= count || next_job >= failed_at || next_job < next_result + window; });
+        while (next_job < count && next_job < failed_at && next_job >= next_result + window) {
+          ++workers_wait;
+          room.wait(lock);
+          --workers_wait;
+        }
         if (next_job >= count || next_job >= failed_at) return;
         i = next_job++;
       }
+      bool wake = false;
       try {
         Result result = job(i);
         std::lock_guard lock(mutex);
-        done.emplace(i, std::move(result));
+        slot(i).emplace(std::move(result));
+        wake = sink_waits && i == next_result;  // the sink sleeps on exactly this one
       } catch (...) {
         std::lock_guard lock(mutex);
         if (i < failed_at) {
           failed_at = i;
           failure = std::current_exception();
         }
+        wake = true;
         room.notify_all();
       }
-      ready.notify_one();
+      if (wake) ready.notify_one();
     }
   };
   std::vector<std::thread> pool;
@@ -114,22 +129,28 @@ int run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, 
     }
   }
 
+  // The sink takes every consecutive result that is ready in one visit to the lock, then
+  // hands them on outside it; their slots count as held until they are sunk.
   std::exception_ptr sink_failure;
   try {
-    std::vector<Result> taken;  // the next result, out of the map (0 or 1 element)
-    for (std::int64_t i = 0; i < count; ++i) {
+    std::vector<Result> batch;
+    for (std::int64_t i = 0; i < count;) {
+      const std::int64_t first = i;
       {
         std::unique_lock lock(mutex);
-        ready.wait(lock, [&] { return done.count(i) > 0 || failed_at <= i; });
-        if (failed_at <= i) break;
-        const auto found = done.find(i);
-        taken.push_back(std::move(found->second));
-        done.erase(found);
-        next_result = i + 1;
+        next_result = i;  // every result before i is sunk: their slots take new jobs
+        if (workers_wait > 0) room.notify_all();
+        sink_waits = true;
+        ready.wait(lock, [&] { return slot(i).has_value() || failed_at <= i; });
+        sink_waits = false;
+        for (; i < count && slot(i).has_value(); ++i) {
+          batch.push_back(std::move(*slot(i)));
+          slot(i).reset();
+        }
       }
-      room.notify_all();
-      sink(i, std::move(taken.back()));
-      taken.clear();
+      if (batch.empty()) break;  // the job of index i failed
+      for (std::size_t k = 0; k < batch.size(); ++k) sink(first + static_cast<std::int64_t>(k), std::move(batch[k]));
+      batch.clear();
     }
   } catch (...) {  // the sink failed (a full disk): stop the workers, then rethrow
     sink_failure = std::current_exception();
