@@ -14,13 +14,13 @@
 //
 // Memory stays constant in count: a worker does not start job i until i is less than `window`
 // ahead of the next result the sink is waiting for, so at most `window` results are held, each
-// in its own slot of a ring. The sink is woken only by the result it awaits and then takes every
-// consecutive one that is ready, so that with short jobs (tens of microseconds) and many threads
-// the hand-over does not serialise them.
+// in its own slot of a ring. Workers claim short runs of consecutive jobs and the sink takes
+// every consecutive result that is ready, so that with short jobs (tens of microseconds) and
+// many threads the hand-over does not serialise them (detail::EnsembleQueue).
 //
 // A job must not touch shared mutable state: build its own Model and Simulator from read-only
 // inputs (a ModelEntry, ParameterValues, SimulationOptions). An exception thrown by a job stops
-// the ensemble: no job starts after it, the running ones finish, and the exception of the
+// the ensemble: no job is claimed after it, the claimed ones finish, and the exception of the
 // lowest index reaches the caller after the sink has seen every result before it.
 #pragma once
 
@@ -68,54 +68,129 @@ inline std::uint64_t sweep_seed(std::uint64_t seed, std::uint64_t i) {
   return z ^ (z >> 31);
 }
 
+namespace detail {
+
+// The hand-over between the workers and the sink of run_ensemble. Result i waits in slot
+// i % window: a job is claimed only when i < next_result + window, so its slot was emptied by
+// the sink before (no map, no allocation per result). A worker claims a run of consecutive jobs
+// (guided: an eighth of a thread's share of what is left, 1 to kMaxClaim), fills their slots
+// outside the lock and publishes them together; the sink is woken only by the result it awaits
+// and takes every consecutive one published in the same visit to the lock.
+template <class Result>
+class EnsembleQueue {
+ public:
+  static constexpr std::int64_t kMaxClaim = 16;
+
+  EnsembleQueue(std::int64_t count, int threads, std::int64_t window)
+      : count_(count), threads_(threads), window_(window), failed_at_(count),
+        slots_(static_cast<std::size_t>(window)), published_(static_cast<std::size_t>(window), 0) {}
+
+  std::optional<Result>& slot(std::int64_t i) { return slots_[static_cast<std::size_t>(i % window_)]; }
+
+  // The next jobs [first, last) for a worker; first == last when there are none left.
+  std::pair<std::int64_t, std::int64_t> claim() {
+    std::unique_lock lock(mutex_);
+    while (open() && next_job_ >= next_result_ + window_) {
+      ++workers_wait_;
+      room_.wait(lock);
+      --workers_wait_;
+    }
+    if (!open()) return {next_job_, next_job_};
+    const std::int64_t first = next_job_;
+    const std::int64_t share = (count_ - first) / (8 * static_cast<std::int64_t>(threads_));
+    next_job_ = std::min({first + std::clamp<std::int64_t>(share, 1, kMaxClaim), count_, next_result_ + window_});
+    return {first, next_job_};
+  }
+
+  // The slots [first, done) are filled; `thrown`: the job `done` threw it.
+  void publish(std::int64_t first, std::int64_t done, std::exception_ptr thrown) {
+    bool wake = false;
+    {
+      std::lock_guard lock(mutex_);
+      for (std::int64_t i = first; i < done; ++i) published_[static_cast<std::size_t>(i % window_)] = 1;
+      wake = sink_waits_ && first <= next_result_ && next_result_ < done;
+      if (thrown) {
+        if (done < failed_at_) {
+          failed_at_ = done;
+          failure_ = thrown;
+        }
+        wake = true;
+        room_.notify_all();
+      }
+    }
+    if (wake) ready_.notify_one();
+  }
+
+  // Every result before `next` is sunk; moves the consecutive published results from `next` on
+  // into `batch` (none: the job `next` failed).
+  void take(std::int64_t next, std::vector<Result>& batch) {
+    std::unique_lock lock(mutex_);
+    next_result_ = next;
+    if (workers_wait_ > 0) room_.notify_all();
+    sink_waits_ = true;
+    ready_.wait(lock, [&] { return published(next) || failed_at_ <= next; });
+    sink_waits_ = false;
+    for (std::int64_t i = next; i < count_ && published(i); ++i) {
+      batch.push_back(std::move(*slot(i)));
+      slot(i).reset();
+      published_[static_cast<std::size_t>(i % window_)] = 0;
+    }
+  }
+
+  // The sink failed: no job starts after the ones claimed.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      failed_at_ = std::min(failed_at_, next_job_);
+    }
+    room_.notify_all();
+  }
+  void finish() { room_.notify_all(); }
+  std::exception_ptr failure() const { return failure_; }
+
+ private:
+  bool open() const { return next_job_ < count_ && next_job_ < failed_at_; }
+  bool published(std::int64_t i) const { return published_[static_cast<std::size_t>(i % window_)] != 0; }
+
+  const std::int64_t count_;
+  const int threads_;
+  const std::int64_t window_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;  // the awaited result arrived (or a failure); the sink made room
+  std::int64_t next_job_ = 0, next_result_ = 0;  // next_result_: the result the sink awaits
+  bool sink_waits_ = false;
+  int workers_wait_ = 0;
+  std::int64_t failed_at_;  // the lowest index whose job threw
+  std::exception_ptr failure_;
+  std::vector<std::optional<Result>> slots_;
+  std::vector<char> published_;  // slot filled and handed over (read and written under the lock)
+};
+
+}  // namespace detail
+
 template <class Result, class Job, class Sink>
 int run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, Sink&& sink) {
   options.validate();
   if (count <= 0) return 0;
   const int threads = static_cast<int>(std::min<std::int64_t>(options.threads(), count));
   const std::int64_t window = options.window > 0 ? options.window : 64 * static_cast<std::int64_t>(threads);
-
-  // Result i waits in slot i % window: a job starts only when i < next_result + window, so its
-  // slot was emptied by the sink before (no map, no allocation per result).
-  std::vector<std::optional<Result>> slots(static_cast<std::size_t>(window));
-  const auto slot = [&](std::int64_t i) -> std::optional<Result>& { return slots[static_cast<std::size_t>(i % window)]; };
-  std::mutex mutex;
-  std::condition_variable ready, room;  // the awaited result arrived (or a failure); the sink made room
-  std::int64_t next_job = 0, next_result = 0;  // next_result: the result the sink awaits
-  bool sink_waits = false;
-  int workers_wait = 0;
-  std::int64_t failed_at = count;  // the lowest index whose job threw
-  std::exception_ptr failure;
+  detail::EnsembleQueue<Result> queue(count, threads, window);
 
   const auto worker = [&] {
     for (;;) {
-      std::int64_t i;
-      {
-        std::unique_lock lock(mutex);
-        while (next_job < count && next_job < failed_at && next_job >= next_result + window) {
-          ++workers_wait;
-          room.wait(lock);
-          --workers_wait;
+      const auto [first, last] = queue.claim();
+      if (first == last) return;
+      std::int64_t i = first;
+      std::exception_ptr thrown;
+      for (; i < last; ++i) {  // the claimed slots belong to this worker until published
+        try {
+          queue.slot(i).emplace(job(i));
+        } catch (...) {
+          thrown = std::current_exception();
+          break;
         }
-        if (next_job >= count || next_job >= failed_at) return;
-        i = next_job++;
       }
-      bool wake = false;
-      try {
-        Result result = job(i);
-        std::lock_guard lock(mutex);
-        slot(i).emplace(std::move(result));
-        wake = sink_waits && i == next_result;  // the sink sleeps on exactly this one
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (i < failed_at) {
-          failed_at = i;
-          failure = std::current_exception();
-        }
-        wake = true;
-        room.notify_all();
-      }
-      if (wake) ready.notify_one();
+      queue.publish(first, i, thrown);
     }
   };
   std::vector<std::thread> pool;
@@ -129,38 +204,24 @@ int run_ensemble(std::int64_t count, const EnsembleOptions& options, Job&& job, 
     }
   }
 
-  // The sink takes every consecutive result that is ready in one visit to the lock, then
-  // hands them on outside it; their slots count as held until they are sunk.
+  // The sink hands on each batch outside the lock; its slots count as held until it is sunk.
   std::exception_ptr sink_failure;
   try {
     std::vector<Result> batch;
     for (std::int64_t i = 0; i < count;) {
-      const std::int64_t first = i;
-      {
-        std::unique_lock lock(mutex);
-        next_result = i;  // every result before i is sunk: their slots take new jobs
-        if (workers_wait > 0) room.notify_all();
-        sink_waits = true;
-        ready.wait(lock, [&] { return slot(i).has_value() || failed_at <= i; });
-        sink_waits = false;
-        for (; i < count && slot(i).has_value(); ++i) {
-          batch.push_back(std::move(*slot(i)));
-          slot(i).reset();
-        }
-      }
+      queue.take(i, batch);
       if (batch.empty()) break;  // the job of index i failed
-      for (std::size_t k = 0; k < batch.size(); ++k) sink(first + static_cast<std::int64_t>(k), std::move(batch[k]));
+      for (Result& result : batch) sink(i++, std::move(result));
       batch.clear();
     }
   } catch (...) {  // the sink failed (a full disk): stop the workers, then rethrow
     sink_failure = std::current_exception();
-    std::lock_guard lock(mutex);
-    failed_at = std::min(failed_at, next_job);
+    queue.stop();
   }
-  room.notify_all();
+  queue.finish();
   for (auto& thread : pool) thread.join();
   if (sink_failure) std::rethrow_exception(sink_failure);
-  if (failure) std::rethrow_exception(failure);
+  if (queue.failure()) std::rethrow_exception(queue.failure());
   return static_cast<int>(pool.size());
 }
 
