@@ -8,10 +8,11 @@
 //               stage (c = 1) and x1 (solvers/stiffness.hpp).
 //   cashkarp54  Cash & Karp 5(4) (ACM TOMS 16(3), 1990; odeint's runge_kutta_cash_karp54),
 //               controlled_runge_kutta as dopri5; no dense output of its own: a quartic Hermite
-//               interpolant of order 4 (CashKarp54Stepper).
+//               interpolant of order 4 (CashKarp54Stepper), its defect checked per step.
 //   rkf78       Fehlberg 7(8) (NASA TR R-287, 1968; odeint's runge_kutta_fehlberg78, which
 //               advances with the 8th-order weights), controlled_runge_kutta as dopri5; no dense
-//               output of its own: a quintic Hermite interpolant of order 5 (Fehlberg78Stepper).
+//               output of its own: a quintic Hermite interpolant of order 5 (Fehlberg78Stepper),
+//               its defect checked per step (ExplicitPairStepper).
 //   rk4         classical Runge-Kutta 4, fixed step; dense output by the cubic Hermite
 //               interpolant through (x0, f0, x1, f1), one evaluation per step reused as the next
 //               step's first stage.
@@ -524,11 +525,11 @@ const std::vector<SolverInfo>& solver_catalog() {
        true, HYSIM_SOLVER_MAKERS(solvers::make_bogacki_shampine3)},
       {"cashkarp54",
        "Cash-Karp 5(4), adaptive (Boost.Odeint); no own dense output: quartic Hermite of order 4 "
-       "(midpoint from the stages, no extra evaluation)",
+       "(midpoint from the stages), its defect checked per step (one evaluation)",
        true, HYSIM_SOLVER_MAKERS(make_cashkarp54)},
       {"rkf78",
        "Runge-Kutta-Fehlberg 7(8), adaptive, advances with order 8 (Boost.Odeint); no own dense output: "
-       "quintic Hermite of order 5 (slopes of stages at 1/3, 2/3)",
+       "quintic Hermite of order 5 (slopes of stages at 1/3, 2/3), its defect checked per step (one evaluation)",
        true, HYSIM_SOLVER_MAKERS(make_rkf78)},
       {"rosenbrock4",
        "Rosenbrock 4(3) for stiff fields (RODAS, the method of Boost.Odeint's rosenbrock4), adaptive, "
