@@ -139,6 +139,9 @@ class ZenoWatch {
 
   bool geometric(std::size_t p, S resolution) {
     if (times_.size() < events_ + p) return false;
+    // The newest ratio d(0) / d(p) must be below 1 (r_max < 1 below): the cheapest test first,
+    // which most events of a run that is not Zeno fail.
+    if (!(d(0) < d(p))) return false;
     const std::size_t intervals = events_ + p - 1;
     if (!origins_repeat(p, events_ + p)) return false;
     S d_min = d(0);
