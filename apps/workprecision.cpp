@@ -38,12 +38,20 @@ namespace {
 
 // The columns of workprecision.csv; the gnuplot script reads them by position.
 constexpr int kErrorColumn = 5, kMissedColumn = 6, kRhsColumn = 8;
-const std::vector<std::string> kHeader = {"solver",   "strategy",  "rtol", "atol",         "max_abs_dt", "missed",
-                                          "spurious", "rhs_evals", "steps", "wall_seconds", "note"};
+// error_per_rtol, reversal and proportional: the run's tolerance proportionality within its
+// series (study::Proportionality).
+const std::vector<std::string> kHeader = {"solver",   "strategy",  "rtol",  "atol",         "max_abs_dt",
+                                          "missed",   "spurious",  "rhs_evals", "steps",    "wall_seconds",
+                                          "error_per_rtol", "reversal", "proportional", "note"};
 
-std::vector<std::string> cells_of(const Evaluation& run, const Reference& reference, Precision precision) {
+std::vector<std::string> cells_of(const Evaluation& run, const Proportionality& p, const Reference& reference,
+                                  Precision precision) {
   const MatchResult& match = *run.match;
   auto count = [&](auto value) { return count_cell(static_cast<long long>(value), precision); };
+  auto measure = [&](double value) { return value == value ? number_cell(value, 3, precision) : std::string("-"); };
+  const bool measured = p.error == p.error;
+  std::string note = run.status_note();
+  if (p.flagged) note += (note.empty() ? "" : "; ") + std::string("not proportional: ") + p.why;
   return {run.solver_label(),
           run.options.strategy,
           number_cell(run.options.rtol, 3, precision),
@@ -54,7 +62,36 @@ std::vector<std::string> cells_of(const Evaluation& run, const Reference& refere
           count(run.stats.rhs_evals),
           count(run.stats.steps_accepted),
           number_cell(run.wall_seconds, 3, precision),
-          run.status_note()};
+          measure(p.error_per_rtol),
+          measure(p.reversal),
+          measured ? (p.flagged ? "no" : "yes") : "-",
+          note};
+}
+
+// Per series, the worst reversal (the error at a tighter rtol over the best at a looser one)
+// and the tolerances flagged as not proportional.
+void print_proportionality(std::ostream& out, const WorkPrecision& study, const std::vector<Proportionality>& measures) {
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> worst;  // reversal, flagged rtols
+  for (std::size_t i = 0; i < study.runs.size(); ++i) {
+    const Evaluation& run = study.runs[i];
+    const auto key = std::make_pair(run.solver_label(), run.options.strategy);
+    if (worst.find(key) == worst.end()) {
+      order.push_back(key);
+      worst[key] = {0.0, ""};
+    }
+    auto& [reversal, flagged] = worst[key];
+    if (measures[i].reversal > reversal) reversal = measures[i].reversal;
+    if (measures[i].flagged) flagged += (flagged.empty() ? "" : " ") + number_cell(run.options.rtol, 3, Precision::kShort);
+  }
+  out << "\ntolerance proportionality (worst reversal: the error at a tighter rtol over the best at a looser one; "
+         "flagged beyond "
+      << Proportionality::kMostReversal << "x, or error/rtol grown beyond " << Proportionality::kMostDrift << "x):\n";
+  for (const auto& key : order) {
+    const auto& [reversal, flagged] = worst[key];
+    out << "  " << key.first << " " << key.second << ": worst reversal " << format_scalar(reversal, 2)
+        << (flagged.empty() ? "; proportional at every rtol" : "; not proportional at rtol " + flagged) << "\n";
+  }
 }
 
 // A string literal of gnuplot's script language, for a label: single-quoted, in which gnuplot
@@ -160,7 +197,9 @@ int workprecision(const WorkPrecisionRequest& request) {
   std::map<std::string, std::string> skipped;  // "solver strategy" -> why
   std::vector<std::pair<std::string, std::string>> series;
   bool any_point = false;
-  for (const auto& run : runs) {
+  const std::vector<Proportionality> measures = proportionality(study);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Evaluation& run = runs[i];
     const std::pair<std::string, std::string> key = {run.solver_label(), run.options.strategy};
     if (run.outcome == Outcome::kSkipped) {
       skipped[key.first + " " + key.second] = run.note;
@@ -168,8 +207,8 @@ int workprecision(const WorkPrecisionRequest& request) {
     }
     if (series.empty() || series.back() != key) series.push_back(key);
     any_point = any_point || run.match->matched > 0;
-    shown.rows.push_back(cells_of(run, *reference, Precision::kShort));
-    exact.rows.push_back(cells_of(run, *reference, Precision::kExact));
+    shown.rows.push_back(cells_of(run, measures[i], *reference, Precision::kShort));
+    exact.rows.push_back(cells_of(run, measures[i], *reference, Precision::kExact));
   }
 
   const std::filesystem::path out_dir = std::filesystem::absolute(request.out_dir);
@@ -186,6 +225,7 @@ int workprecision(const WorkPrecisionRequest& request) {
 
   std::cout << printable(title.str()) << "; errors against the reference (" << reference->method << ")\n\n";
   shown.print(std::cout);
+  print_proportionality(std::cout, study, measures);
   for (const auto& [combination, why] : skipped) std::cout << "not run: " << combination << " (" << why << ")\n";
   std::cout << "\nwrote " << printable(csv.string()) << ", " << printable(gp.string()) << "\n";
   if (!any_point) {

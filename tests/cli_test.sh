@@ -254,7 +254,7 @@ WP="$TMP/wp"
   --rtol-to 1e-5 --out "$WP" >"$TMP/wp.out" 2>"$TMP/wp.err"
 check "workprecision exits 0" test $? -eq 0
 check "workprecision.csv header" test "$(head -n 1 "$WP/workprecision.csv" 2>/dev/null)" = \
-  "solver,strategy,rtol,atol,max_abs_dt,missed,spurious,rhs_evals,steps,wall_seconds,note"
+  "solver,strategy,rtol,atol,max_abs_dt,missed,spurious,rhs_evals,steps,wall_seconds,error_per_rtol,reversal,proportional,note"
 check "workprecision.csv: 2 strategies x 3 tolerances" test "$(wc -l <"$WP/workprecision.csv" 2>/dev/null)" -eq 7
 check "workprecision.gp written" test -f "$WP/workprecision.gp"
 if command -v gnuplot >/dev/null 2>&1; then

@@ -140,5 +140,45 @@ TEST(WorkPrecision, OnePointPerTolerance) {
   EXPECT_THROW(request.validate(), InvalidArgument);
 }
 
+// Tolerance proportionality on the drag ball (gamma-refine, rtol 1e-6 to 1e-12, atol 1e-3 rtol):
+// dopri5's error falls with the tolerance (error/rtol from 0.63 to 0.56, no reversal); ndf's,
+// the error per step control of a method of order at most 5, goes as about rtol^(5/6), so
+// its error/rtol grows from 9.4 at 1e-6 to 154 at 1e-12 and is flagged once it has grown
+// more than tenfold (from 1e-10 on). Measured, not copied: the errors come from the reference.
+TEST(WorkPrecision, ProportionalityFlagsTheErrorThatFallsSlowerThanTheTolerance) {
+  WorkPrecisionRequest request;
+  request.choice.model = "drag-ball";
+  request.options.t_end = 6.9;
+  request.solvers = {"dopri5", "ndf"};
+  request.strategies = {"gamma-refine"};
+  request.rtol_from = 1e-6;
+  request.rtol_to = 1e-12;
+  const WorkPrecision study = work_precision(request);
+  const std::vector<Proportionality> measures = proportionality(study);
+  ASSERT_EQ(measures.size(), 14u);
+  EXPECT_FALSE(measures[0].reversal == measures[0].reversal);  // nothing looser to compare with
+  for (std::size_t i = 0; i < 7; ++i) {
+    SCOPED_TRACE("dopri5, rtol " + std::to_string(study.runs[i].options.rtol));
+    EXPECT_EQ(study.runs[i].options.solver, "dopri5");
+    EXPECT_FALSE(measures[i].flagged) << measures[i].why;
+    EXPECT_LT(measures[i].error_per_rtol, 2.0);
+    if (i > 0) {
+      EXPECT_LT(measures[i].reversal, 1.0);
+    }
+  }
+  int flagged = 0;
+  for (std::size_t i = 7; i < 14; ++i) {
+    EXPECT_EQ(study.runs[i].options.solver, "ndf");
+    if (i > 7) {
+      EXPECT_LT(measures[i].reversal, 1.0);  // monotone: the error still falls
+    }
+    flagged += measures[i].flagged ? 1 : 0;
+  }
+  EXPECT_GT(measures[13].error_per_rtol, 10 * measures[7].error_per_rtol);
+  EXPECT_TRUE(measures[13].flagged);
+  EXPECT_NE(measures[13].why.find("error/rtol"), std::string::npos) << measures[13].why;
+  EXPECT_GE(flagged, 1);
+}
+
 }  // namespace
 }  // namespace hysim::study

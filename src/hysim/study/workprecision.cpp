@@ -1,6 +1,7 @@
 #include "hysim/study/workprecision.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/solvers/stepper.hpp"
@@ -97,6 +98,45 @@ WorkPrecision work_precision(const WorkPrecisionRequest& request) {
   out.reference = std::move(*reference);
   out.runs = evaluate(request.choice, values, sweep_runs(out.base, solvers, strategies, out.rtols, request.atol_factor),
                       &out.reference, request.jobs);
+  return out;
+}
+
+std::vector<Proportionality> proportionality(const WorkPrecision& study) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  std::vector<Proportionality> out(study.runs.size());
+  for (std::size_t i = 0; i < study.runs.size(); ++i) {
+    const Evaluation& run = study.runs[i];
+    Proportionality& p = out[i];
+    p.error = p.error_per_rtol = p.reversal = kNaN;
+    if (run.outcome != Outcome::kCompleted || !run.match || run.match->matched == 0) continue;
+    p.error = max_time_error(*run.match, run.events, study.reference.events).value_or(kNaN);
+    p.error_per_rtol = p.error / run.options.rtol;
+  }
+  // Each run against the runs of its series at looser tolerances (the sweep may run either way).
+  for (std::size_t i = 0; i < study.runs.size(); ++i) {
+    const Evaluation& run = study.runs[i];
+    Proportionality& p = out[i];
+    if (!(p.error == p.error)) continue;
+    double best_error = kNaN, best_ratio = kNaN;
+    for (std::size_t j = 0; j < study.runs.size(); ++j) {
+      const Evaluation& other = study.runs[j];
+      if (other.solver_label() != run.solver_label() || other.options.strategy != run.options.strategy ||
+          !(other.options.rtol > run.options.rtol) || !(out[j].error == out[j].error)) {
+        continue;
+      }
+      if (!(out[j].error >= best_error)) best_error = out[j].error;
+      if (!(out[j].error_per_rtol >= best_ratio)) best_ratio = out[j].error_per_rtol;
+    }
+    p.reversal = best_error > 0 ? p.error / best_error : kNaN;
+    if (run.match->missed > 0 || run.match->spurious > 0) {
+      p.why = "events missed or spurious";
+    } else if (p.reversal > Proportionality::kMostReversal) {
+      p.why = "error " + format_scalar(p.reversal, 2) + "x a looser rtol's";
+    } else if (p.error_per_rtol > Proportionality::kMostDrift * best_ratio) {
+      p.why = "error/rtol " + format_scalar(p.error_per_rtol / best_ratio, 2) + "x a looser rtol's";
+    }
+    p.flagged = !p.why.empty();
+  }
   return out;
 }
 

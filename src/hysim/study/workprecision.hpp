@@ -45,4 +45,28 @@ struct WorkPrecision {
 // Throws InvalidArgument when the model has no reference for these parameters.
 WorkPrecision work_precision(const WorkPrecisionRequest& request);
 
+// Tolerance proportionality of one run, within its series (the same solver and strategy over
+// the sweep). With e = max |t - t*| over the matched events:
+//   error_per_rtol  e / rtol;
+//   reversal        e / (the smallest e of the series at a looser rtol): above 1 the error grew
+//                   while the tolerance fell (NaN at the loosest rtol, or with nothing to compare);
+//   flagged         reversal > kMostReversal (the error is not monotone within that factor), or
+//                   error_per_rtol > kMostDrift times the smallest error_per_rtol of the series at
+//                   a looser rtol (the error falls slower than the tolerance, by more than that
+//                   factor since: the error per step control of a low order method, whose global
+//                   error goes as rtol^(p/(p+1)), shows so), or events missed or spurious.
+// Runs that did not complete, or matched no event, have NaN measures and are not flagged.
+struct Proportionality {
+  static constexpr double kMostReversal = 3;
+  static constexpr double kMostDrift = 10;
+  double error = 0;
+  double error_per_rtol = 0;
+  double reversal = 0;
+  bool flagged = false;
+  std::string why;  // "", or what flagged it
+};
+
+// One per run of study.runs, in their order.
+std::vector<Proportionality> proportionality(const WorkPrecision& study);
+
 }  // namespace hysim::study
