@@ -42,7 +42,7 @@ class Cvode {
     check_flag(SUNContext_Create(nullptr, &context_), "SUNContext_Create");
     y_ = check_pointer(N_VNew_Serial(n, context_), "N_VNew_Serial");
     for (sunindextype i = 0; i < n; ++i) NV_Ith_S(y_, i) = y0[i];
-    memory_ = check_pointer(CVodeCreate(method == Method::kAdams ? CV_ADAMS : CV_BDF, context_), "CVodeCreate");
+    memory_ = check_pointer(CVodeCreate(method == Method::kBdf ? CV_BDF : CV_ADAMS, context_), "CVodeCreate");
     check_flag(CVodeInit(memory_, f, 0.0, y_), "CVodeInit");
     check_flag(CVodeSStolerances(memory_, tol.rtol, tol.atol), "CVodeSStolerances");
     check_flag(CVodeSetUserData(memory_, user_data), "CVodeSetUserData");
@@ -52,7 +52,7 @@ class Cvode {
     if (method == Method::kAdams) {
       nonlinear_ = check_pointer(SUNNonlinSol_FixedPoint(y_, 0, context_), "SUNNonlinSol_FixedPoint");
       check_flag(CVodeSetNonlinearSolver(memory_, nonlinear_), "CVodeSetNonlinearSolver");
-    } else {
+    } else {  // Newton (CVODE's default nonlinear solver) with the dense direct solver
       matrix_ = check_pointer(SUNDenseMatrix(n, n, context_), "SUNDenseMatrix");
       linear_ = check_pointer(SUNLinSol_Dense(y_, matrix_, context_), "SUNLinSol_Dense");
       check_flag(CVodeSetLinearSolver(memory_, linear_, matrix_), "CVodeSetLinearSolver");

@@ -36,7 +36,9 @@ struct Tolerances {
   double t_end = 1, rtol = 1e-10, atol = 1e-12;
 };
 
-enum class Method { kAdams, kBdf };  // CVODE: Adams-Moulton with fixed point, or BDF with Newton and a dense solver
+// CVODE's configurations a user tries: Adams-Moulton with fixed-point iteration, Adams-Moulton
+// with Newton iteration and the dense direct solver, BDF with Newton and the dense solver.
+enum class Method { kAdams, kBdf, kAdamsNewton };
 
 // The PWM servo drive (Modeling and Simulation of Event Systems, 2024, Eqs. (4)-(9)): modes
 // s1, s2, s3 with f = +1, -1, 0; x = u + u_amp sin(u_freq t) - k omega - phi.

@@ -38,9 +38,10 @@ spdlog::logger& logger() {
 }
 
 void set_verbosity(int verbosity) {
-  logger().set_level(verbosity >= 2 ? spdlog::level::debug
+  logger().set_level(verbosity >= 2   ? spdlog::level::debug
                      : verbosity == 1 ? spdlog::level::info
-                                      : spdlog::level::warn);
+                     : verbosity == 0 ? spdlog::level::warn
+                                      : spdlog::level::err);
 }
 
 }  // namespace hysim

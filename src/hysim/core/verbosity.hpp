@@ -4,7 +4,8 @@
 
 namespace hysim {
 
-// 0: warnings only (default), 1: transitions (info), 2: steps (debug).
+// 0: warnings only (default), 1: transitions (info), 2: steps (debug); below 0: errors only
+// (a benchmark that runs thousands of times; the warnings stay in RunResult::warnings).
 void set_verbosity(int verbosity);
 
 }  // namespace hysim
