@@ -430,6 +430,29 @@ TEST(ModelFileSemantics, ConditionalInitialModeAndResetsReadTheAPrioriState) {
   EXPECT_EQ(post[1], 1.0);  // v := x (a priori, not the new x)
 }
 
+// pow(a, b) is a ^ b: the same node (so the same values, rates and code), and a run on it meets
+// the closed form. dx/dt = pow(x, 0.5) from x = 1 gives x = (1 + t/2)^2; the guard
+// pow(x, 0.5) >= 2 fires at t = 2 exactly.
+TEST(ModelFileSemantics, PowIsThePowerOperator) {
+  const auto spec = lang::compile_text("m.hym", "model m\nstate x = 1\nmode a { der(x) = pow(x, 0.5) }\n"
+                                                "mode b { der(x) = 0 }\na -> b reach [pow(x, 0.5) >= 2]\n");
+  ASSERT_EQ(spec.transitions.size(), 1u);
+  EXPECT_EQ(spec.print(spec.transitions[0].atoms[0].e), "x^0.5 - 2");
+  const Model<double> model = lang::build_model<double>(spec, ParameterValues("m", {}));
+  SimulationOptions options;
+  options.t_end = 3;
+  options.rtol = 1e-12;
+  options.atol = 1e-14;
+  Simulator<double> simulator(model, options);
+  const RunResult<double> result = simulator.run(nullptr);
+  ASSERT_FALSE(result.failed()) << result.message;
+  EXPECT_EQ(result.stats.events, 1);
+  EXPECT_EQ(model.modes[static_cast<std::size_t>(result.mode)].name, "b");
+  EXPECT_NEAR(result.x[0], 4.0, 1e-9);
+  const std::string message = error_of("model m\nparameter pow = 1\nstate x = 0\nmode a { der(x) = 1 }\n");
+  EXPECT_TRUE(contains(message, "'pow' is a function of the language")) << message;
+}
+
 // ---- switches inside a field ----------------------------------------------------------------
 
 Model<double> model_of(const std::string& text) {

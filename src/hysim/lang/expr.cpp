@@ -9,7 +9,15 @@ namespace hysim::lang {
 
 const char* op_spelling(Op op) { return operator_of(op).name; }
 
+// pow(a, b) is a ^ b, spelled as C and most modelling tools spell it.
+constexpr const char* kPowerFunction = "pow";
+
 bool find_function(const std::string& name, Op* op, int* arity) {
+  if (name == kPowerFunction) {
+    *op = Op::kPower;
+    *arity = 2;
+    return true;
+  }
   for (const auto& f : kOperators<double>) {
     if (f.function && name == f.name) {
       *op = f.op;
@@ -21,7 +29,7 @@ bool find_function(const std::string& name, Op* op, int* arity) {
 }
 
 std::vector<std::string> function_names() {
-  std::vector<std::string> names;
+  std::vector<std::string> names = {kPowerFunction};
   for (const auto& f : kOperators<double>) {
     if (f.function) names.emplace_back(f.name);
   }

@@ -52,7 +52,7 @@ const std::vector<OptionInfo>& option_table() {
        "at a sliding arrival, move along the surface with the equivalent (Filippov) dynamics; "
        "false: the two modes chatter at the minimum step"},
       {"zeno_events", &O::zeno_events, "", G::kTuning,
-       "Zeno: consecutive intervals between pinnacle events that must shrink geometrically, >= 3"},
+       "Zeno: consecutive intervals between events (pinnacles, or ordinary switches repeating their modes) that must shrink geometrically, >= 3"},
       {"zeno_ratio_tolerance", &O::zeno_ratio_tolerance, "", G::kTuning,
        "Zeno: relative spread allowed among the ratios of those intervals, > 0"},
       {"zeno_horizon", &O::zeno_horizon, "s", G::kTuning,

@@ -41,7 +41,8 @@ struct SimulationOptions {
   int samples = 4;               // strategy sampled: interior points of each step checked
   bool sliding = true;           // move along a sliding surface with the equivalent (Filippov)
                                  //     dynamics; false: the two modes chatter at the minimum step
-  int zeno_events = 8;           // Zeno: this many consecutive intervals between pinnacle events,
+  int zeno_events = 8;           // Zeno: this many consecutive intervals between events (pinnacles,
+                                 //     or ordinary switches whose origins repeat: events/zeno.hpp),
                                  //     shrinking by a common ratio r < 1 (within zeno_ratio_tolerance)
   Decimal zeno_ratio_tolerance{1e-3};  //     relative spread allowed among those ratios
   Decimal zeno_horizon{1e-9};    // [s] ... and the predicted time left to the accumulation point,
