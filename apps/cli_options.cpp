@@ -16,6 +16,13 @@ void add_model_options(CLI::App* command, ModelChoice* choice) {
   command->add_option("--preset", choice->preset, "a named parameter set of the model");
 }
 
+void add_start_options(CLI::App* command, StartChoice* start) {
+  command->add_option("--t0", start->t0, "[s] start the run at this time instead of the model's t0");
+  command->add_option("--initial", start->initial,
+                      "start a state at this value instead of the model's: NAME=VALUE (repeatable)");
+  command->add_option("--initial-mode", start->mode, "start in this mode instead of the model's initial mode");
+}
+
 void add_simulation_options(CLI::App* command, SimulationOptions* options, std::initializer_list<OptionGroup> groups) {
   for (const OptionInfo& info : option_table()) {
     if (groups.size() > 0 && std::find(groups.begin(), groups.end(), info.group) == groups.end()) continue;

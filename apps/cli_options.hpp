@@ -26,6 +26,8 @@ using namespace hysim::study;
 
 // MODEL (positional, required), --scalar, --param, --preset.
 void add_model_options(CLI::App* command, ModelChoice* choice);
+// --t0, --initial NAME=VALUE (repeatable), --initial-mode MODE: where the runs start.
+void add_start_options(CLI::App* command, StartChoice* start);
 // One flag per option of option_table() in `groups` (none given: every option), bound to
 // its field of *options, which holds the default: --t-end X, ...; a bool option is the pair
 // --sliding / --no-sliding.

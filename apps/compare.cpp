@@ -94,6 +94,7 @@ Command add_compare_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<CompareRequest>();
   CLI::App* cmd = app.add_subcommand("compare", "run solvers x strategies on one model against its reference");
   add_model_options(cmd, &request->choice);
+  add_start_options(cmd, &request->choice.start);
   add_reference_option(cmd, &request->choice);
   add_simulation_options(cmd, &request->options, {OptionGroup::kEnd, OptionGroup::kTolerance, OptionGroup::kTuning});
   add_strategies_option(cmd, &request->strategies, "every strategy");

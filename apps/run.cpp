@@ -111,7 +111,7 @@ int run_model(const RunRequest& request) {
   const ParameterValues values = request.choice.values();
 
   // Everything that can be rejected is checked before a file is written.
-  const Model<S> model = request.choice.entry().make<S>(values);
+  const Model<S> model = request.choice.make<S>(values);
   Simulator<S> simulator(model, request.options);
   const TableMode table = request.table_mode();
   const OutputFiles files = OutputFiles::parse(request.files);
@@ -169,6 +169,7 @@ Command add_run_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<RunRequest>();
   CLI::App* cmd = app.add_subcommand("run", "simulate a model and print its event table");
   add_model_options(cmd, &request->choice);
+  add_start_options(cmd, &request->choice.start);
   add_simulation_options(cmd, &request->options);
   cmd->add_option("--out", request->out_dir, "write events.csv, trajectory.csv, steps.csv and stats.json here");
   cmd->add_option("--files", request->files, "which files --out writes: events,trajectory,steps,stats (default: all)")

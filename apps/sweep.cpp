@@ -276,6 +276,7 @@ Command add_sweep_command(CLI::App& app, int* verbosity) {
   auto request = std::make_shared<SweepRequest>();
   CLI::App* cmd = app.add_subcommand("sweep", "many runs over a grid or a sample of parameters, on every core");
   add_model_options(cmd, &request->choice);
+  add_start_options(cmd, &request->choice.start);
   add_simulation_options(cmd, &request->options);
   cmd->add_option("--draws", request->samples, "N runs drawn at random (with --param NAME=uniform:A:B or normal:MEAN:DEVIATION); --samples is the sampled strategy's")
       ->check(CLI::NonNegativeNumber);

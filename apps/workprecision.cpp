@@ -248,6 +248,7 @@ Command add_workprecision_command(CLI::App& app, int* verbosity) {
   CLI::App* cmd =
       app.add_subcommand("workprecision", "event-time error against work over a sweep of tolerances (CSV, PNG)");
   add_model_options(cmd, &request->choice);
+  add_start_options(cmd, &request->choice.start);
   add_reference_option(cmd, &request->choice);
   add_simulation_options(cmd, &request->options, {OptionGroup::kEnd, OptionGroup::kTuning});
   add_strategies_option(cmd, &request->strategies,

@@ -334,8 +334,11 @@ py::dict stats_dict(const RunStatistics& s) {
 }
 
 template <class S>
-py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory, double time_limit) {
-  const Model<S> model = m.entry->make<S>(m.values);
+py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory, double time_limit,
+                const study::StartChoice& start) {
+  Model<S> built = m.entry->make<S>(m.values);
+  study::apply_start(start, &built);
+  const Model<S>& model = built;
   Simulator<S> simulator(model, options);
   std::atomic<bool> stop_flag{false};
   StopPoll stop(&stop_flag, time_limit, 16);  // the clock every 16 steps
@@ -535,8 +538,25 @@ py::dict sweep(const PyModel& model, const SweepArguments& arguments, const py::
   return out;
 }
 
+// Where a run starts (t0=, x0=, mode=): None keeps the model's.
+study::StartChoice start_from(const py::object& t0, const py::object& x0, const py::object& mode) {
+  study::StartChoice start;
+  if (!t0.is_none()) start.t0 = parameter_text(t0, "t0");
+  if (!x0.is_none()) {
+    if (!py::isinstance<py::dict>(x0)) throw py::type_error("x0 must be a dict of state names to values, not " + type_name(x0));
+    for (const auto& [key, value] : x0.cast<py::dict>()) {
+      const std::string name = as_str(key, "x0: a state's name");
+      start.initial.push_back(name + "=" + parameter_text(value, "x0['" + name + "']"));
+    }
+  }
+  if (!mode.is_none()) start.mode = as_str(mode, "mode");
+  return start;
+}
+
 py::dict run(const PyModel& model, const py::object& scalar_object, const py::object& trajectory_object,
-             const py::object& time_limit_object, const py::kwargs& kwargs) {
+             const py::object& time_limit_object, const py::object& t0, const py::object& x0,
+             const py::object& mode, const py::kwargs& kwargs) {
+  const study::StartChoice start = start_from(t0, x0, mode);
   const std::string scalar = as_str(scalar_object, "scalar");
   const bool trajectory = as_bool(trajectory_object, "trajectory");
   const double time_limit = time_limit_object.is_none() ? 0.0 : as_number(time_limit_object, "time_limit");
@@ -546,11 +566,11 @@ py::dict run(const PyModel& model, const py::object& scalar_object, const py::ob
   }
   const SimulationOptions options = options_from(model, kwargs);
   switch (parse_scalar_kind(scalar)) {
-    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit);
-    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit);
+    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit, start);
+    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit, start);
     case ScalarKind::kDouble: break;
   }
-  return run_in<double>(model, options, trajectory, time_limit);
+  return run_in<double>(model, options, trajectory, time_limit, start);
 }
 
 // The class Model: a model with its parameter values, and what runs on it.
@@ -580,8 +600,12 @@ void bind_model(py::module_& module) {
                                return out;
                              })
       .def("run", &run, py::arg("scalar") = "double", py::arg("trajectory") = true,
-           py::arg("time_limit") = py::none(),
-           "run(scalar='double', trajectory=True, time_limit=None, **options): one simulation; options are the "
+           py::arg("time_limit") = py::none(), py::arg("t0") = py::none(), py::arg("x0") = py::none(),
+           py::arg("mode") = py::none(),
+           "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, **options): one "
+           "simulation, started at t0 (default: the model's), with the states of the dict x0 (name: value) "
+           "replacing the model's initial values, in mode `mode` (default: the model's initial mode), so that a "
+           "run can continue from another's final state; options are the "
            "fields of `hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real "
            "option given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
            "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays). time_limit [s] of wall "

@@ -135,6 +135,13 @@ bad_case "rtol" compare pwm-servo --rtol 0
 bad_case "strategy 'nope'" workprecision pwm-servo --strategies nope
 bad_case "reproduction 'nope'" reproduce nope
 bad_case "parameter 'nope'" sweep pwm-servo --param nope=1:2:3
+bad_case "--initial z" run bouncing-ball --initial z=1
+bad_case "its states: y, v" run bouncing-ball --initial z=1
+bad_case "--initial y" run bouncing-ball --initial y=abc
+bad_case "its modes: s1, s2, s3" run pwm-servo --initial-mode s9
+bad_case "--t0" run bouncing-ball --t0 nan
+bad_case "--initial z" sweep bouncing-ball --param e=0.5:0.9:3 --initial z=1
+bad_case "needs a reference" workprecision bouncing-ball --initial y=3
 # Contradictory or hostile options, each refused before anything is written.
 bad_case "is out of range" run pwm-servo --event-limit 99999999999999999999
 bad_case "underflows" run pwm-servo --param kp=1e-400

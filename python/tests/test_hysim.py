@@ -257,3 +257,23 @@ def test_a_sweep_on_a_dask_local_cluster_gives_the_programs_summary(tmp_path):
                 assert ours == text, (i, column)
             else:
                 assert (math.isnan(ours) and text == "") or ours == float(text), (i, column)
+
+
+def test_a_run_continues_from_another_runs_final_state():
+    # The bouncing ball (g = 9.81, e = 0.8, from y = 10 at rest): impacts at t1 = sqrt(2 y0 / g)
+    # and t2 = t1 + 2 e v1 / g with v1 = g t1. A run to t = 2 (after the first impact, in flight)
+    # continued with t0=, x0= and mode= from its final state meets the second impact as the
+    # closed form gives it, and the program's --t0 / --initial / --initial-mode do the same.
+    model = hysim.Model("bouncing-ball")
+    first = model.run(t_end=2, rtol=1e-12, atol=1e-12, trajectory=False)
+    assert first["reason"] == "reached t_end" and first["mode"] == "flight"
+    state = dict(zip(first["states"], first["x"]))
+    rest = model.run(t0=first["t"], x0=state, mode=first["mode"], t_end=4, rtol=1e-12, atol=1e-12,
+                     trajectory=False)
+    t1 = math.sqrt(2 * 10 / 9.81)
+    t2 = t1 + 2 * 0.8 * 9.81 * t1 / 9.81
+    assert rest["events"]["t"][0] == pytest.approx(t2, abs=1e-9)
+    with pytest.raises(ValueError, match="no state of that name"):
+        model.run(x0={"z": 1})
+    with pytest.raises(ValueError, match="no mode of that name"):
+        model.run(mode="hover")

@@ -57,6 +57,12 @@ std::optional<Reference> reference_for(const ModelChoice& choice, const Paramete
     *why_not = "model '" + entry.name + "' has no reference solution";
     return std::nullopt;
   }
+  if (choice.start.moved()) {  // the model's reference starts where the model does
+    *why_not = "--t0, --initial and --initial-mode move the start away from the model's, where its exact "
+               "reference begins (measure against an earlier run with --reference EVENTS.csv, or move the "
+               "start through the model's parameters with --param)";
+    return std::nullopt;
+  }
   const double t0 = static_cast<double>(entry.make<double>(values).t0);
   try {
     return entry.reference(values, t_end + (t_end - t0) / 100);
@@ -145,7 +151,7 @@ std::vector<SimulationOptions> solver_strategy_grid(const SimulationOptions& bas
 void check_common_options(const ModelChoice& choice, const ParameterValues& values, const SimulationOptions& options) {
   SimulationOptions probe = options;
   probe.strategy = SimulationOptions{}.strategy;
-  const Model<double> model = choice.entry().make<double>(values);
+  const Model<double> model = choice.make<double>(values);
   const Simulator<double> simulator(model, probe);  // validates, and checks t_end against t0
 }
 
@@ -160,7 +166,7 @@ std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValue
   return with_scalar(choice.scalar_kind(), [&]<class S>() {
     // One model, read by every thread: its fields and guards keep no state between calls
     // (a model file's tape has a buffer per thread).
-    const Model<S> model = choice.entry().make<S>(values);
+    const Model<S> model = choice.make<S>(values);
     std::vector<Evaluation> evaluations;
     evaluations.reserve(runs.size());
     EnsembleOptions ensemble;

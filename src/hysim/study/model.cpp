@@ -55,6 +55,42 @@ ParameterValues ModelChoice::values() const {
   return result;
 }
 
+template <class S>
+void apply_start(const StartChoice& start, Model<S>* model) {
+  const std::string where = "model '" + model->name + "'";
+  if (!start.t0.empty()) model->t0 = parse_decimal<S>(start.t0, "--t0");
+  for (const std::string& assignment : start.initial) {
+    const std::size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InvalidArgument("--initial " + printable(assignment) + ": expected NAME=VALUE, NAME a state of " + where);
+    }
+    const std::string name = assignment.substr(0, eq);
+    const auto found = std::find(model->state_names.begin(), model->state_names.end(), name);
+    if (found == model->state_names.end()) {
+      std::string states;
+      for (const auto& state : model->state_names) states += (states.empty() ? "" : ", ") + state;
+      throw InvalidArgument("--initial " + printable(name) + ": " + where + " has no state of that name (its states: " +
+                            states + ")");
+    }
+    model->x0[static_cast<std::size_t>(found - model->state_names.begin())] =
+        parse_decimal<S>(assignment.substr(eq + 1), "--initial " + name);
+  }
+  if (!start.mode.empty()) {
+    const int mode = model->find_mode(start.mode);
+    if (mode < 0) {
+      std::string modes;
+      for (const auto& m : model->modes) modes += (modes.empty() ? "" : ", ") + m.name;
+      throw InvalidArgument("--initial-mode " + printable(start.mode) + ": " + where +
+                            " has no mode of that name (its modes: " + modes + ")");
+    }
+    model->initial_mode = mode;
+  }
+}
+
+template void apply_start<double>(const StartChoice&, Model<double>*);
+template void apply_start<long double>(const StartChoice&, Model<long double>*);
+template void apply_start<float128>(const StartChoice&, Model<float128>*);
+
 Decimal ModelChoice::t_end_or(const Decimal& fallback) const {
   if (preset.empty()) return fallback;
   for (const Preset& p : entry().presets) {
@@ -113,6 +149,13 @@ nlohmann::json request_options_json(const SimulationOptions& options, const Mode
   json["scalar"] = choice.scalar;
   json["preset"] = choice.preset;
   json["parameters"] = params;
+  if (choice.start.moved()) {  // only when moved: the files of a plain run keep their keys
+    nlohmann::json start = nlohmann::json::object();
+    if (!choice.start.t0.empty()) start["t0"] = choice.start.t0;
+    if (!choice.start.initial.empty()) start["initial"] = choice.start.initial;
+    if (!choice.start.mode.empty()) start["mode"] = choice.start.mode;
+    json["start"] = start;
+  }
   return json;
 }
 

@@ -41,6 +41,21 @@ ResolvedModel resolve_model(const std::string& name, const ResolveOptions& optio
 // on the register tape, go to stderr the first time.
 const ModelEntry& model_entry(const std::string& name);
 
+// Where a run starts when not where the model does: --t0, --initial NAME=VALUE (repeatable) and
+// --initial-mode MODE on the command line, t0=, x0= and mode= in Python. The values are read in
+// the run's scalar type, as parameters are.
+struct StartChoice {
+  std::string t0;                    // "": the model's t0
+  std::vector<std::string> initial;  // NAME=VALUE for states, applied in order after the model's x0
+  std::string mode;                  // "": the model's initial mode
+  bool moved() const { return !t0.empty() || !initial.empty() || !mode.empty(); }
+};
+
+// Applies `start` to a built model. Throws InvalidArgument naming an unknown state (with the
+// model's states) or mode (with its modes), or a value that is not a finite number.
+template <class S>
+void apply_start(const StartChoice& start, Model<S>* model);
+
 // A model as a study chose it.
 struct ModelChoice {
   std::string model;
@@ -50,9 +65,18 @@ struct ModelChoice {
   std::string reference_file;       // an events.csv to measure against (compare, workprecision)
   std::shared_ptr<const ModelEntry> loaded;  // when set, the model itself (else model_entry(model))
 
+  StartChoice start;                // where the runs start (default: where the model does)
+
   const ModelEntry& entry() const;
   // The model's defaults, then the preset, then each of params. Throws InvalidArgument.
   ParameterValues values() const;
+  // The model built from `values`, started where `start` says.
+  template <class S>
+  Model<S> make(const ParameterValues& values) const {
+    Model<S> built = entry().make<S>(values);
+    apply_start(start, &built);
+    return built;
+  }
   ScalarKind scalar_kind() const { return parse_scalar_kind(scalar); }
   // The preset's end time, when it names one (Preset::t_end > 0), as its file wrote it, else
   // `fallback`.

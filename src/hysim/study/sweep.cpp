@@ -287,7 +287,7 @@ class SweepRunner {
       // Values that break the model's `require`, or its horizon: this run fails, the others go
       // on. Builders run concurrently: a catalog model's is a plain function, a model file's
       // reads its compiled code, loaded once and read-only (lang/build.cpp).
-      model = std::make_unique<const Model<S>>(entry_.make<S>(values));
+      model = std::make_unique<const Model<S>>(request_.choice.make<S>(values));
       simulator = std::make_unique<Simulator<S>>(*model, options);
     } catch (const InvalidArgument& error) {
       return without_run(std::move(row), "failed", error.what());
@@ -364,7 +364,7 @@ SweepSummary sweep_in(const SweepRequest& request, const std::function<void(cons
   for (const Axis& axis : plan.axes) columns.swept.push_back(axis.name);
   if (request.draws_tolerance()) columns.swept.insert(columns.swept.end(), {"rtol", "atol"});
   columns.event_columns = request.event_columns;
-  columns.states = entry.make<S>(plan.base).state_names;
+  columns.states = request.choice.make<S>(plan.base).state_names;  // also checks the start
   columns.runs = plan.count;
   if (!request.out_dir.empty()) {  // an earlier sweep's per-run files that this one does not write
     remove_stale_runs(request.out_dir, [&](std::int64_t run) {
