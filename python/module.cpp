@@ -27,6 +27,7 @@
 #include "hysim/peers/peers.hpp"
 #include "hysim/run/option_table.hpp"
 #include "hysim/simulator.hpp"
+#include "hysim/solvers/stepper.hpp"
 #include "hysim/study/comparison.hpp"
 #include "hysim/study/model.hpp"
 #include "hysim/study/reproduce.hpp"
@@ -587,6 +588,27 @@ void bind_model(py::module_& module) {
            "params maps names to values, given as decimal text or numbers")
       .def_property_readonly("name", [](const PyModel& m) { return m.entry->name; })
       .def_property_readonly("summary", [](const PyModel& m) { return m.entry->summary; })
+      .def_property_readonly("states",
+                             [](const PyModel& m) {
+                               py::list out;
+                               for (const auto& s : m.entry->make<double>(m.values).state_names) out.append(s);
+                               return out;
+                             })
+      .def_property_readonly("modes",
+                             [](const PyModel& m) {
+                               py::list out;
+                               for (const auto& mode : m.entry->make<double>(m.values).modes) out.append(mode.name);
+                               return out;
+                             })
+      .def("__repr__",
+           [](const PyModel& m) {
+             const Model<double> built = m.entry->make<double>(m.values);
+             std::string states, modes;
+             for (const auto& s : built.state_names) states += (states.empty() ? "" : ", ") + s;
+             for (const auto& mode : built.modes) modes += (modes.empty() ? "" : ", ") + mode.name;
+             return "<hysim.Model '" + m.entry->name + "': states " + states + "; modes " + modes + "; " +
+                    std::to_string(m.values.values().size()) + " parameters>";
+           })
       .def_property_readonly("parameters",
                              [](const PyModel& m) {
                                py::dict out;
@@ -671,6 +693,11 @@ void bind_functions(py::module_& module) {
     for (const auto& s : strategy_catalog()) out.append(s.name);
     return out;
   }, "the names of the event-detection strategies");
+  module.def("solvers", [] {
+    py::dict out;
+    for (const auto& s : solver_catalog()) out[py::str(s.name)] = s.description;
+    return out;
+  }, "the solvers (the names `solver=` takes), each with a line on its method and dense output");
 }
 
 }  // namespace
@@ -681,6 +708,7 @@ PYBIND11_MODULE(hysim, module) {
   using namespace hysim;
   register_peers();
   module.doc() = "hysim: simulation of hybrid dynamic systems (docs/python.md)";
+  module.attr("__version__") = HYSIM_VERSION;
   // The most recently registered translator is tried first: the derived InvalidArgument last.
   py::register_exception<Error>(module, "Error", PyExc_RuntimeError);
   py::register_exception<InvalidArgument>(module, "InvalidArgument", PyExc_ValueError);

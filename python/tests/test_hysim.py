@@ -277,3 +277,13 @@ def test_a_run_continues_from_another_runs_final_state():
         model.run(x0={"z": 1})
     with pytest.raises(ValueError, match="no mode of that name"):
         model.run(mode="hover")
+
+
+def test_a_model_says_what_it_is_before_a_run():
+    model = hysim.Model("bouncing-ball")
+    assert model.states == ["y", "v"]
+    assert model.modes == ["flight", "impact", "rest"]  # rest: after the Zeno accumulation
+    assert repr(model) == "<hysim.Model 'bouncing-ball': states y, v; modes flight, impact, rest; 4 parameters>"
+    assert "dopri5" in hysim.solvers() and "Dormand-Prince" in hysim.solvers()["dopri5"]
+    assert "gamma-refine" in hysim.strategies()
+    assert hysim.__version__.count(".") == 2
