@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -23,8 +24,11 @@
 
 #include "hysim/core/errors.hpp"
 #include "hysim/events/strategy.hpp"
+#include "hysim/lang/build.hpp"
+#include "hysim/lang/spec.hpp"
 #include "hysim/models/catalog.hpp"
 #include "hysim/peers/peers.hpp"
+#include "hysim/rules/table.hpp"
 #include "hysim/run/option_table.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/solvers/stepper.hpp"
@@ -46,6 +50,7 @@ struct PyModel {
   std::shared_ptr<const ModelEntry> entry;
   ParameterValues values;
   study::ModelChoice choice;
+  std::string source;  // the text of a model made by Model.from_string: what its pickle carries
 };
 
 // The warnings of a model file or a rule table (an unreachable mode, a mode with too many
@@ -123,19 +128,64 @@ std::string parameter_text(const py::handle& value, const std::string& what) {
   return py::str(value);
 }
 
-PyModel make_model(const std::string& name, const std::string& preset, const py::dict& params) {
+// NAME=VALUE texts of a params dict.
+std::vector<std::string> assignments_of(const py::dict& params) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : params) {
+    const std::string name_of = as_str(key, "params: a parameter's name");
+    out.push_back(name_of + "=" + parameter_text(value, "params['" + name_of + "']"));
+  }
+  return out;
+}
+
+PyModel make_model(const std::string& name, const std::string& preset, const std::vector<std::string>& params) {
   study::ModelChoice choice;
   choice.model = name;
   choice.preset = preset;
-  for (const auto& [key, value] : params) {
-    const std::string name_of = as_str(key, "params: a parameter's name");
-    choice.params.push_back(name_of + "=" + parameter_text(value, "params['" + name_of + "']"));
-  }
+  choice.params = params;
   // A model file or a rule table is read afresh each time: an edited file gives a new model.
   study::ResolvedModel resolved = study::resolve_model(name);
   warn_lines(resolved.warnings);
   choice.loaded = std::move(resolved.entry);
-  return PyModel{choice.loaded, choice.values(), choice};
+  return PyModel{choice.loaded, choice.values(), choice, ""};
+}
+
+// A model from the text of a model file; `label` names it in diagnostics (label:line:column).
+PyModel model_from_text(const std::string& text, const std::string& label, const std::string& preset,
+                        const std::vector<std::string>& params) {
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text(label, text));
+  warn_lines(spec->warning_text);
+  study::ModelChoice choice;
+  choice.model = label;
+  choice.preset = preset;
+  choice.params = params;
+  choice.loaded = std::make_shared<const ModelEntry>(lang::model_entry(spec));
+  (void)choice.loaded->make<double>(choice.loaded->default_values());  // the checks of a file's loading
+  return PyModel{choice.loaded, choice.values(), choice, text};
+}
+
+// What a pickle of a Model holds: its name (or label), preset, parameters and, for a model file
+// or a model made from text, the text itself, so that it unpickles where the file is not (a
+// Dask worker on another machine). A rule table travels by its path.
+py::tuple model_state(const PyModel& m) {
+  std::string source = m.source;
+  if (source.empty() && lang::names_model_file(m.choice.model) && !rules::names_rule_table(m.choice.model)) {
+    std::ifstream in(m.choice.model, std::ios::binary);
+    if (!in) throw InvalidArgument("cannot read '" + m.choice.model + "' to pickle its model");
+    std::ostringstream text;
+    text << in.rdbuf();
+    source = text.str();
+  }
+  return py::make_tuple(m.choice.model, m.choice.preset, m.choice.params, source);
+}
+
+PyModel model_from_state(const py::tuple& state) {
+  if (state.size() != 4) throw InvalidArgument("hysim.Model: this pickle is not one of this version's");
+  const auto name = state[0].cast<std::string>();
+  const auto preset = state[1].cast<std::string>();
+  const auto params = state[2].cast<std::vector<std::string>>();
+  const auto source = state[3].cast<std::string>();
+  return source.empty() ? make_model(name, preset, params) : model_from_text(source, name, preset, params);
 }
 
 // SimulationOptions from keyword arguments named as the fields (`hysim options`); without
@@ -581,11 +631,24 @@ void bind_model(py::module_& module) {
              if (!py::isinstance<py::dict>(params)) {
                throw py::type_error("params must be a dict of names to values, not " + type_name(params));
              }
-             return make_model(as_str(name, "name"), as_str(preset, "preset"), params.cast<py::dict>());
+             return make_model(as_str(name, "name"), as_str(preset, "preset"), assignments_of(params.cast<py::dict>()));
            }),
            py::arg("name"), py::arg("preset") = "", py::arg("params") = py::dict(),
            "Model(name, preset='', params={}): a catalog name (hysim.models()) or a path to a .hym file; "
            "params maps names to values, given as decimal text or numbers")
+      .def_static(
+          "from_string",
+          [](const py::object& text, const py::object& preset, const py::object& params, const py::object& label) {
+            if (!py::isinstance<py::dict>(params)) {
+              throw py::type_error("params must be a dict of names to values, not " + type_name(params));
+            }
+            return model_from_text(as_str(text, "text"), as_str(label, "label"), as_str(preset, "preset"),
+                                   assignments_of(params.cast<py::dict>()));
+          },
+          py::arg("text"), py::arg("preset") = "", py::arg("params") = py::dict(), py::arg("label") = "<string>.hym",
+          "Model.from_string(text, preset='', params={}, label='<string>.hym'): a model from the text of a model "
+          "file (docs/model-language.md); its errors name label:line:column")
+      .def(py::pickle(&model_state, &model_from_state))
       .def_property_readonly("name", [](const PyModel& m) { return m.entry->name; })
       .def_property_readonly("summary", [](const PyModel& m) { return m.entry->summary; })
       .def_property_readonly("states",
@@ -671,8 +734,7 @@ void bind_functions(py::module_& module) {
         const PyModel chosen =
             py::isinstance<PyModel>(model)
                 ? model.cast<PyModel>()
-                : make_model(cast_as<std::string>(model, "model", "a hysim.Model, a name or a path (str)"), "",
-                             py::dict());
+                : make_model(cast_as<std::string>(model, "model", "a hysim.Model, a name or a path (str)"), "", {});
         return sweep(chosen, {params, draws, seed, jobs, events, first, runs, scalar}, kwargs);
       },
       py::arg("model"), py::arg("params"), py::arg("draws") = 0, py::arg("seed") = 1, py::arg("jobs") = 0,

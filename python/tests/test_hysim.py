@@ -287,3 +287,28 @@ def test_a_model_says_what_it_is_before_a_run():
     assert "dopri5" in hysim.solvers() and "Dormand-Prince" in hysim.solvers()["dopri5"]
     assert "gamma-refine" in hysim.strategies()
     assert hysim.__version__.count(".") == 2
+
+
+def test_a_model_from_text_runs_and_pickles_without_its_file(tmp_path):
+    import pickle
+    text = ("model cooling\nparameter k = 0.5\nstate T = 10\n"
+            "mode cool { der(T) = -k*T }\nmode done { der(T) = 0 }\ncool -> done reach [T <= 5]\n")
+    model = hysim.Model.from_string(text, params={"k": 0.25})
+    assert model.parameters["k"] == "0.25"
+    # T = 10 exp(-k t) reaches 5 at t = ln 2 / k
+    result = model.run(t_end=5, rtol=1e-12, atol=1e-12, trajectory=False)
+    assert result["events"]["t"][0] == pytest.approx(math.log(2) / 0.25, abs=1e-9)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.parameters["k"] == "0.25"
+    assert again.run(t_end=5, rtol=1e-12, atol=1e-12, trajectory=False)["events"]["t"][0] == result["events"]["t"][0]
+    # A model file travels as its text: it unpickles after the file is gone.
+    path = tmp_path / "cooling.hym"
+    path.write_text(text)
+    from_file = hysim.Model(str(path), params={"k": "0.5"})
+    blob = pickle.dumps(from_file)
+    path.unlink()
+    assert pickle.loads(blob).run(t_end=5, trajectory=False)["events"]["t"][0] == pytest.approx(math.log(2) / 0.5, abs=1e-6)
+    catalog = pickle.loads(pickle.dumps(hysim.Model("pwm-servo", preset="tracking")))
+    assert catalog.name == "pwm-servo" and catalog.parameters["u_amp"] == "1"
+    with pytest.raises(ValueError, match="<string>.hym:4"):
+        hysim.Model.from_string("model m\nstate x = 0\nmode a { der(x) = 1 }\nmode b { der(x) = y }\n")
