@@ -624,9 +624,36 @@ py::dict run(const PyModel& model, const py::object& scalar_object, const py::ob
   return run_in<double>(model, options, trajectory, time_limit, start);
 }
 
+// What a Model says of itself before any run: its states, its modes, its repr.
+void describe_model(py::class_<PyModel>& model) {
+  model
+      .def_property_readonly("states",
+                             [](const PyModel& m) {
+                               py::list out;
+                               for (const auto& s : m.entry->make<double>(m.values).state_names) out.append(s);
+                               return out;
+                             })
+      .def_property_readonly("modes",
+                             [](const PyModel& m) {
+                               py::list out;
+                               for (const auto& mode : m.entry->make<double>(m.values).modes) out.append(mode.name);
+                               return out;
+                             })
+      .def("__repr__", [](const PyModel& m) {
+        const Model<double> built = m.entry->make<double>(m.values);
+        std::string states, modes;
+        for (const auto& s : built.state_names) states += (states.empty() ? "" : ", ") + s;
+        for (const auto& mode : built.modes) modes += (modes.empty() ? "" : ", ") + mode.name;
+        return "<hysim.Model '" + m.entry->name + "': states " + states + "; modes " + modes + "; " +
+               std::to_string(m.values.values().size()) + " parameters>";
+      });
+}
+
 // The class Model: a model with its parameter values, and what runs on it.
 void bind_model(py::module_& module) {
-  py::class_<PyModel>(module, "Model", "a built-in model or a model file, with its parameter values")
+  py::class_<PyModel> model_class(module, "Model", "a built-in model or a model file, with its parameter values");
+  describe_model(model_class);
+  model_class
       .def(py::init([](const py::object& name, const py::object& preset, const py::object& params) {
              if (!py::isinstance<py::dict>(params)) {
                throw py::type_error("params must be a dict of names to values, not " + type_name(params));
@@ -651,27 +678,7 @@ void bind_model(py::module_& module) {
       .def(py::pickle(&model_state, &model_from_state))
       .def_property_readonly("name", [](const PyModel& m) { return m.entry->name; })
       .def_property_readonly("summary", [](const PyModel& m) { return m.entry->summary; })
-      .def_property_readonly("states",
-                             [](const PyModel& m) {
-                               py::list out;
-                               for (const auto& s : m.entry->make<double>(m.values).state_names) out.append(s);
-                               return out;
-                             })
-      .def_property_readonly("modes",
-                             [](const PyModel& m) {
-                               py::list out;
-                               for (const auto& mode : m.entry->make<double>(m.values).modes) out.append(mode.name);
-                               return out;
-                             })
-      .def("__repr__",
-           [](const PyModel& m) {
-             const Model<double> built = m.entry->make<double>(m.values);
-             std::string states, modes;
-             for (const auto& s : built.state_names) states += (states.empty() ? "" : ", ") + s;
-             for (const auto& mode : built.modes) modes += (modes.empty() ? "" : ", ") + mode.name;
-             return "<hysim.Model '" + m.entry->name + "': states " + states + "; modes " + modes + "; " +
-                    std::to_string(m.values.values().size()) + " parameters>";
-           })
+
       .def_property_readonly("parameters",
                              [](const PyModel& m) {
                                py::dict out;
