@@ -30,6 +30,7 @@ struct Resume {
     kChatter,     // the next step is at the strategy's time resolution (a chattering mode)
     kFreshStart,  // a Zeno continuation restarted the run at t_inf: the first step is estimated afresh
     kZenoStop,    // Zeno declared without a continuation: the run ends
+    kStopped,     // a transition with Transition::stop was taken: the run ends
   };
   Kind kind = Kind::kStep;
   S step_cap = S(0);  // > 0: the next step is at most this long (after an impact)

@@ -75,6 +75,7 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
     S h = capped(first_step(), resume);
     while (run_.t < t_end) {
       if (resume.kind == Kind::kZenoStop) return RunReason::kZeno;
+      if (resume.kind == Kind::kStopped) return RunReason::kStopped;
       if (resume.kind == Kind::kFreshStart) {  // a Zeno continuation restarted the run at t_inf
         resume = {};
         h = first_step();
@@ -117,6 +118,7 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
         return RunReason::kInterrupted;
       }
       if (crossing.transition < 0) {
+        run_.detector.rearm_crossings(run_.mode, run_.stepper->t_current(), run_.stepper->x_current());
         output_.advance(step.limit);
         continue;
       }
@@ -197,6 +199,7 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
       run_.stepper->interpolate(tj, run_.x_mid.data());
       const int k = run_.detector.fired(run_.mode, tj, run_.x_mid.data());
       if (k >= 0) return {k, t_lo, tj};
+      run_.detector.rearm_crossings(run_.mode, tj, run_.x_mid.data());
       t_lo = tj;
     }
     return {run_.detector.fired(run_.mode, t1, run_.stepper->x_current()), t_lo, t1};

@@ -23,6 +23,7 @@ class LoopEvents {
   // x_a satisfies (measured by the caller).
   Resume<S> take(S t_a, const S* x_a, S t_b, const S* x_b, int transition, bool left_sliding = false) {
     using Kind = typename Resume<S>::Kind;
+    run_.detector.rearm_crossings(run_.mode, t_a, x_a);  // x_a is on the trajectory the run accepts
     // One-sided (004): x- satisfies the mode being left, i.e. none of its guards fires there.
     const bool one_sided = left_sliding || run_.ledger.satisfies(run_.mode, t_a, x_a);
     const AfterEvent<S> after =
@@ -32,6 +33,9 @@ class LoopEvents {
       case AfterEvent<S>::Next::kStop:  // in the arrival mode at the event
         run_.restart(t_a, after.arrival.x);
         return {Kind::kZenoStop};
+      case AfterEvent<S>::Next::kStopped:  // the same, the model's choice
+        run_.restart(t_a, after.arrival.x);
+        return {Kind::kStopped};
       case AfterEvent<S>::Next::kContinueZeno:  // at t_inf in the continuation
         run_.mode = after.zeno_mode;
         run_.t = after.t_zeno;
@@ -47,6 +51,8 @@ class LoopEvents {
       return {Kind::kStep, step_cap};
     }
     run_.restart(t_a, after.arrival.x, after.arrival.dxdt);
+    run_.detector.rearm_crossings_after(run_.mode, t_a, run_.stepper->x_current(), t_b, after.arrival.x_far,
+                                        run_.stepper->dxdt_current());
     run_.detector.arm(run_.mode, t_a, run_.stepper->x_current(), run_.stepper->dxdt_current(), t_b,
                       after.arrival.x_far);
     run_.sample(t_a, run_.stepper->x_current());

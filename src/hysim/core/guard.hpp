@@ -180,6 +180,11 @@ class Guard {
   S time_to_true(const AtomTime& atom_time, S bound = std::numeric_limits<S>::infinity()) const {
     return root_ < 0 ? std::numeric_limits<S>::infinity() : node_time(root_, false, atom_time, bound);
   }
+  // The same for the tree becoming false (the time to true of its negation).
+  template <class AtomTime>
+  S time_to_false(const AtomTime& atom_time, S bound = std::numeric_limits<S>::infinity()) const {
+    return root_ < 0 ? S(0) : node_time(root_, true, atom_time, bound);
+  }
 
   // Readable form, e.g. "(x >= 0 && saw - kp*x <= 0)".
   std::string to_string() const { return root_ < 0 ? std::string("false") : node_string(root_); }

@@ -36,6 +36,15 @@ void Model<S>::add_transition(const std::string& from, const std::string& to,
 }
 
 template <class S>
+void Model<S>::add_crossing(const std::string& mode, std::string crossing_name, Guard<S> guard, ResetFunction<S> reset,
+                            bool stop) {
+  add_transition(mode, mode, std::move(crossing_name), std::move(guard), std::move(reset));
+  Transition<S>& added = modes[static_cast<std::size_t>(find_mode(mode))].transitions.back();
+  added.crossing = true;
+  added.stop = stop;
+}
+
+template <class S>
 int Model<S>::find_mode(const std::string& mode_name) const {
   for (std::size_t i = 0; i < modes.size(); ++i) {
     if (modes[i].name == mode_name) return static_cast<int>(i);
@@ -67,6 +76,14 @@ void Model<S>::finalize() {
       if (transition.target < 0) {
         throw ModelError(where + ", mode '" + mode.name + "', transition '" + transition.name +
                          "': unknown target mode '" + transition.target_name + "'");
+      }
+      if (transition.crossing && &modes[static_cast<std::size_t>(transition.target)] != &mode) {
+        throw ModelError(where + ", mode '" + mode.name + "', crossing '" + transition.name +
+                         "': a crossing keeps its mode, but its target is '" + transition.target_name + "'");
+      }
+      if (transition.crossing && !mode.field) {
+        throw ModelError(where + ", mode '" + mode.name + "', crossing '" + transition.name +
+                         "': the mode is algebraic (no field): nothing crosses in it");
       }
       if (transition.guard.empty()) {
         throw ModelError(where + ", mode '" + mode.name + "', transition '" + transition.name +

@@ -36,6 +36,12 @@ struct Transition {
   int target = -1;             // b, as an index into Model::modes (set by Model::finalize)
   Guard<S> guard;              // fires when the tree is true
   ResetFunction<S> reset;      // empty: identity
+  // A crossing (scipy's event functions, CVODE's root functions; the language's `crossing`):
+  // a transition back into its own mode that fires where its guard turns true, not while it
+  // stays true. It is armed where its guard reads false, disarmed when it fires or when the
+  // mode is entered with its guard already true (events/crossings.hpp).
+  bool crossing = false;
+  bool stop = false;  // the run ends after the event this transition takes part in (scipy's terminal)
 };
 
 // A mode a in I with its field f_a and its outgoing transitions, in priority order: when
@@ -80,6 +86,10 @@ struct Model {
   // Appends a transition from -> to (by name) with the given guard and optional reset.
   void add_transition(const std::string& from, const std::string& to, std::string guard_name,
                       Guard<S> guard, ResetFunction<S> reset = {});
+  // Appends a crossing of `mode` (Transition::crossing): an event named crossing_name where `guard`
+  // turns true, the mode kept, the state reset (optional); `stop`: the run ends there.
+  void add_crossing(const std::string& mode, std::string crossing_name, Guard<S> guard, ResetFunction<S> reset = {},
+                    bool stop = false);
 
   // Index of the mode with this name, or -1.
   int find_mode(const std::string& mode_name) const;

@@ -51,6 +51,9 @@ class TransitionChain {
     struct Surface {
       int to_b = -1, atom_a = -1, mode_b = -1, to_a = -1, atom_b = -1;
     } surface;
+    // The first transition taken with Transition::stop (the run ends at this event); empty: none.
+    std::string_view stop_by;
+
   };
 
   TransitionChain(const Model<S>& model, int chain_limit, TransitionDetector<S>* detector,
@@ -73,12 +76,15 @@ class TransitionChain {
     std::size_t visited = 0;
     remember(visited++, from, -1, TransitionClass::kInterior, base_a_);
     int surface_in = -1;  // the atom on its surface in the guard that led into `from`
+    std::string_view stop_by;  // the first transition taken with Transition::stop
 
     for (int depth = 0; depth < chain_limit_; ++depth) {
       const Mode<S>& source = model_.modes[static_cast<std::size_t>(from)];
       const Transition<S>& tr = source.transitions[static_cast<std::size_t>(transition)];
       const int to = tr.target;
       const Mode<S>& target = model_.modes[static_cast<std::size_t>(to)];
+      detector_->crossing_taken(from, transition);
+      if (tr.stop && stop_by.empty()) stop_by = tr.name;
 
       // 1. the tentative reset, from the a priori state
       apply_reset(tr, t_a, base_a_.data(), plus_a_.data(), source, to);
@@ -91,7 +97,8 @@ class TransitionChain {
 
       const std::vector<S>& committed = kind == TransitionClass::kMythical ? base_a_ : plus_a_;
       typename Arrival::Surface surface;
-      const std::size_t earlier = next.index >= 0 ? visit_of(visited, to, committed) : kNotVisited;
+      // A crossing comes back to its own mode, held: that is no cycle.
+      const std::size_t earlier = next.index >= 0 && !tr.crossing ? visit_of(visited, to, committed) : kNotVisited;
       if (earlier != kNotVisited) {
         // Back at a (mode, state) of this chain. When every link since is a boundary, the
         // fields on either side of one surface drive the state into each other: a sliding
@@ -117,7 +124,7 @@ class TransitionChain {
       }
       if (next.index < 0 || kind == TransitionClass::kSliding) {
         // base_a_ holds the arrival state (committed above).
-        Arrival arrival{to, base_a_.data(), field_.data(), x_b != nullptr ? base_b_.data() : nullptr, surface};
+        Arrival arrival{to, base_a_.data(), field_.data(), x_b != nullptr ? base_b_.data() : nullptr, surface, stop_by};
         return arrival;
       }
       remember(visited++, to, transition, kind, base_a_);

@@ -35,6 +35,7 @@
 //   EventCache      values kept at the two points read last, rates within one prediction
 //   RateEstimator   de/dt along f; time_to_fire and drift (the boundary test) from it
 //   RearmMasks      which atoms read false after an event, and until when (arm, disarm)
+//   CrossingArms    which crossings are armed (events/crossings.hpp: crossing_taken, rearm_crossings)
 #pragma once
 
 #include <algorithm>
@@ -43,6 +44,7 @@
 
 #include "hysim/core/model.hpp"
 #include "hysim/events/atom_layout.hpp"
+#include "hysim/events/crossings.hpp"
 #include "hysim/events/event_cache.hpp"
 #include "hysim/events/guard_reader.hpp"
 #include "hysim/events/location.hpp"
@@ -67,12 +69,16 @@ class TransitionDetector {
   // of second-order rate probes at a tangent entry (fired_after, arm); may be null.
   TransitionDetector(const Model<S>& model, std::int64_t* guard_evals, std::int64_t* rhs_evals = nullptr)
       : layout_(model), reader_(model, guard_evals), cache_(&reader_, &layout_), rates_(&reader_, &cache_, rhs_evals),
-        masks_(&reader_, &cache_, &rates_, &layout_) {}
+        masks_(&reader_, &cache_, &rates_, &layout_), crossings_(&reader_) {}
   TransitionDetector(const TransitionDetector&) = delete;  // the pieces refer to each other
   TransitionDetector& operator=(const TransitionDetector&) = delete;
 
-  // Re-arming after an event (events/rearm.hpp): x_far == nullptr: no bracket.
-  void disarm() { masks_.disarm(); }
+  // Re-arming after an event (events/rearm.hpp): x_far == nullptr: no bracket. disarm() also
+  // has the crossings read afresh.
+  void disarm() {
+    masks_.disarm();
+    crossings_.forget();
+  }
   void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) { masks_.arm(mode, t, x, f, t_far, x_far); }
 
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
@@ -80,8 +86,9 @@ class TransitionDetector {
   // Where no atom is masked at t, the answer is kept with the point: the one-sided test at an
   // event asks again what the location asked at the bracket's end.
   int fired(int mode, S t, const S* x, bool literal = false) {
+    crossings_.sync(mode, t, x);
     auto* here = cache_.point(t, x);
-    const bool plain = literal || !masks_.any_masked_at(mode, t);
+    const bool plain = (literal || !masks_.any_masked_at(mode, t)) && !crossings_.any(mode);
     if (plain && here->fired_generation == here->generation && here->fired_mode == mode) return here->fired;
     const int fires = reader_.first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       return static_cast<char>((literal || !masks_.masked(mode, k, i, t)) &&
@@ -97,6 +104,7 @@ class TransitionDetector {
 
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x) (events/rates.hpp).
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
+    crossings_.sync(mode, t, x);
     const auto masked = [&](std::size_t k, std::size_t i) { return masks_.masked(mode, k, i, t); };
     return rates_.time_to_fire(mode, t, x, f, masked);
   }
@@ -169,13 +177,14 @@ class TransitionDetector {
       const int forced = side(k, i);
       return static_cast<char>(forced >= 0 ? forced == 1 : literal_truth(atom, mode, k, t, x));
     };
-    return reader_.first_firing(mode, read, skip);
+    return reader_.first_firing(mode, read, skip, /*crossings=*/false);  // a crossing is no exit
   }
 
   // Whether the guard of transition k of `mode` is true at (t, x), read as fired_on_side does.
   template <class Side>
   bool fires_on_side(int mode, int k, S t, const S* x, const Side& side) {
     const auto kk = static_cast<std::size_t>(k);
+    if (reader_.model().modes[static_cast<std::size_t>(mode)].transitions[kk].crossing) return false;
     return reader_.fires(mode, kk, [&](std::size_t i, const Atom<S>& atom) {
       const int forced = side(kk, i);
       return static_cast<char>(forced >= 0 ? forced == 1 : literal_truth(atom, mode, kk, t, x));
@@ -184,6 +193,13 @@ class TransitionDetector {
 
   // --- the chain at an event (events/chain.hpp) ---
 
+  // The chain takes transition k of `mode` (a crossing is held from then on).
+  void crossing_taken(int mode, int k) { crossings_.taken(mode, k); }
+
+  // (t, x) lies on the accepted trajectory in `mode` (a step's end, an interior sample, the
+  // point an event leaves from): held crossings whose guard is false there are armed.
+  void rearm_crossings(int mode, S t, const S* x) { crossings_.rearm(mode, t, x); }
+
   // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
   // Table 2): at t_a with a priori state x_prior and state x (x = x_prior: no jump). Atoms with a jump form read
   // jump(t, x_prior, x), the others e(t, x). An atom on its surface (value 0, or of another
@@ -191,6 +207,7 @@ class TransitionDetector {
   // the guard fires strictly when it is true whichever way the undecided atoms are read (all
   // false, all true). x_b == nullptr: no bracket.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
+    crossings_.sync(mode, t_a, x);
     // e(t, x) at the tentative state is kept with the point's other values, which fired_after
     // reads next; so is a jump form that reads e(t, x) when nothing jumps (Atom::continuous_jump).
     auto* at_a = cache_.point(t_a, x);
@@ -220,6 +237,7 @@ class TransitionDetector {
   // at (t_a, x_a) with field f = f_mode(t_a, x_a). (t_b, x_b) is the same arrival seen from
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
+    crossings_.sync(mode, t_a, x_a);
     int surface_atom = -1;  // of the transition being read
     std::size_t reading = static_cast<std::size_t>(-1);
     auto* at_a = cache_.point(t_a, x_a);
@@ -229,22 +247,29 @@ class TransitionDetector {
         reading = kk;
         surface_atom = -1;
       }
-      const S e_a = cache_.value(mode, kk, i, t_a, x_a, at_a);
-      const bool holds_a = relation_holds(atom.relation, e_a);
-      bool on_surface = e_a == S(0), flipped = false;
-      if (!on_surface && x_b != nullptr) {
-        const S e_b = cache_.value(mode, kk, i, t_b, x_b, at_b);
-        flipped = holds_a != relation_holds(atom.relation, e_b);
-        on_surface = e_b == S(0) || flipped;
-      }
-      if (!on_surface) return static_cast<char>(holds_a);
-      // Its zero is inside the bracket: the truth an instant later follows de/dt (drift).
-      if (surface_atom < 0 || static_cast<int>(i) < surface_atom) surface_atom = static_cast<int>(i);
-      const auto drive = rates_.drift(mode, kk, i, t_a, x_a, f, e_a, t_b, x_b != nullptr, flipped).drive;
-      return static_cast<char>(drive == Drive::kUndecided ? holds_a : drive == Drive::kIn);
+      bool on_surface = false;
+      const char truth = instant_after(mode, kk, i, atom, t_a, x_a, at_a, t_b, x_b, at_b, f, &on_surface);
+      if (on_surface && (surface_atom < 0 || static_cast<int>(i) < surface_atom)) surface_atom = static_cast<int>(i);
+      return truth;
     });
     if (k < 0) return {};
     return {k, surface_atom >= 0, surface_atom};
+  }
+
+  // After an event into `mode`, read as fired_after reads: held crossings whose guard is false
+  // an instant later are armed (a bounce's reset sends the state back from the surface it
+  // crossed: the next crossing of that surface is a new event).
+  void rearm_crossings_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
+    if (!crossings_.any(mode)) return;
+    auto* at_a = cache_.point(t_a, x_a);
+    auto* at_b = x_b != nullptr ? cache_.point(t_b, x_b) : nullptr;
+    crossings_.sync(mode, t_a, x_a);
+    crossings_.release_if(mode, [&](std::size_t k) {
+      return !reader_.fires(mode, k, [&](std::size_t i, const Atom<S>& atom) {
+        bool on_surface = false;
+        return instant_after(mode, k, i, atom, t_a, x_a, at_a, t_b, x_b, at_b, f, &on_surface);
+      });
+    });
   }
 
  private:
@@ -252,6 +277,26 @@ class TransitionDetector {
 
   static std::pair<std::size_t, std::size_t> at(int k, int i) {
     return {static_cast<std::size_t>(k), static_cast<std::size_t>(i)};
+  }
+
+  // fired_after's reading of atom i of transition k: literally at (t_a, x_a), unless its zero
+  // lies inside the bracket [t_a, t_b] (or it is 0 at either end): then by the drift of its
+  // value along f (*on_surface set).
+  template <class Point>
+  char instant_after(int mode, std::size_t k, std::size_t i, const Atom<S>& atom, S t_a, const S* x_a, Point* at_a,
+                     S t_b, const S* x_b, Point* at_b, const S* f, bool* on_surface) {
+    const S e_a = cache_.value(mode, k, i, t_a, x_a, at_a);
+    const bool holds_a = relation_holds(atom.relation, e_a);
+    bool flipped = false;
+    *on_surface = e_a == S(0);
+    if (!*on_surface && x_b != nullptr) {
+      const S e_b = cache_.value(mode, k, i, t_b, x_b, at_b);
+      flipped = holds_a != relation_holds(atom.relation, e_b);
+      *on_surface = e_b == S(0) || flipped;
+    }
+    if (!*on_surface) return static_cast<char>(holds_a);
+    const auto drive = rates_.drift(mode, k, i, t_a, x_a, f, e_a, t_b, x_b != nullptr, flipped).drive;
+    return static_cast<char>(drive == Drive::kUndecided ? holds_a : drive == Drive::kIn);
   }
 
   // Atom `atom` of transition k of `mode` at (t, x), read literally, not kept.
@@ -264,6 +309,7 @@ class TransitionDetector {
   EventCache<S> cache_;
   RateEstimator<S> rates_;
   RearmMasks<S> masks_;
+  CrossingArms<S> crossings_;
 };
 
 }  // namespace hysim

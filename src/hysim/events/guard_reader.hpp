@@ -12,6 +12,7 @@
 //                    an atom the tree does not need costs no evaluation; truth_of(i) then says
 //                    what each atom read.
 //   first_firing(...) the first transition of a mode, in declaration order, whose guard fires.
+//   hold(...)        crossings that read false whatever their atoms (events/crossings.hpp).
 // Nothing here is cached across readings (events/event_cache.hpp is the cache).
 #pragma once
 
@@ -85,6 +86,7 @@ class GuardReader {
   // each atom at most once.
   template <bool kMayBeUndecided = false, bool kNoteTruths = false, class Read>
   bool fires(int mode, std::size_t k, Read&& read) {
+    if (held(mode, k)) return false;
     const Guard<S>& g = guard(mode, k);
     const auto& atoms = g.atoms();
     if constexpr (!kMayBeUndecided && !kNoteTruths) {
@@ -119,13 +121,22 @@ class GuardReader {
   // What the last fires<..., kNoteTruths>(...) read of atom i: 0, 1, kUndecided, or kUnread.
   char truth_of(std::size_t i) const { return truth_read_[i] == reading_ ? truth_[i] : kUnread; }
 
-  // The first transition of `mode` (in declaration order, `skip` excepted) whose guard fires
-  // with its atoms read by read(k, i, atom); -1 when none does.
+  // Transitions of `mode` that read false: those with (*flags)[k] != 0 (null: none).
+  void hold(int mode, const std::vector<char>* flags) {
+    held_mode_ = flags != nullptr ? mode : -1;
+    held_ = flags;
+  }
+  bool held(int mode, std::size_t k) const { return mode == held_mode_ && (*held_)[k] != 0; }
+
+  // The first transition of `mode` (in declaration order, `skip` excepted, and crossings too
+  // unless `crossings`) whose guard fires with its atoms read by read(k, i, atom); -1 when none
+  // does.
   template <bool kMayBeUndecided = false, class Read>
-  int first_firing(int mode, Read&& read, int skip = -1) {
+  int first_firing(int mode, Read&& read, int skip = -1, bool crossings = true) {
     const std::size_t count = transitions(mode);
+    const auto& list = model_.modes[static_cast<std::size_t>(mode)].transitions;
     for (std::size_t k = 0; k < count; ++k) {
-      if (static_cast<int>(k) == skip) continue;
+      if (static_cast<int>(k) == skip || (!crossings && list[k].crossing)) continue;
       const auto read_k = [&](std::size_t i, const Atom<S>& atom) { return read(k, i, atom); };
       if (fires<kMayBeUndecided>(mode, k, read_k)) return static_cast<int>(k);
     }
@@ -149,6 +160,8 @@ class GuardReader {
 
   const Model<S>& model_;
   std::int64_t* guard_evals_;
+  const std::vector<char>* held_ = nullptr;  // hold()
+  int held_mode_ = -1;
   std::vector<char> truth_;                // by atom of the guard being read
   std::vector<std::uint64_t> truth_read_;  // the reading_ at which truth_[i] was read
   std::uint64_t reading_ = 0;

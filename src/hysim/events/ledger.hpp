@@ -102,6 +102,7 @@ struct AfterEvent {
     kGoOn,          // in `mode` from (t, x) at the event
     kStop,          // Zeno without a continuation: the run ends at the event, in `mode`
     kContinueZeno,  // at the accumulation point t = t_inf, in the continuation mode: start afresh
+    kStopped,       // a transition with Transition::stop was taken: the run ends at the event, in `mode`
   };
   Next next = Next::kGoOn;
   // The mode the chain entered, its state x+, f there when the chain computed it, and the
@@ -140,10 +141,12 @@ class RunLedger {
     emitter_.reset(&last_);
     detector_.disarm();
     zeno_.reset();
+    stopped_by_ = {};
   }
   void started() { last_.on_start(model_, options_); }
 
   TransitionDetector<S>& detector() { return detector_; }
+  bool stopped() const { return !stopped_by_.empty(); }  // an event took a transition that stops the run
   RunStatistics& stats() { return stats_; }
   Observer<S>& observer() { return last_; }
   std::int64_t* field_evals() { return &stats_.rhs_evals; }
@@ -171,6 +174,11 @@ class RunLedger {
     const auto outcome = emitter_.take(mode, transition, t_a, x_a, t_b, x_b, one_sided, same_time);
     AfterEvent<S> after{AfterEvent<S>::Next::kGoOn, outcome.arrival, S(0), -1, nullptr, outcome.last_kind,
                         outcome.repeated, outcome.pinnacle};
+    if (!after.arrival.stop_by.empty()) {
+      stopped_by_ = after.arrival.stop_by;
+      after.next = AfterEvent<S>::Next::kStopped;
+      return after;
+    }
     switch (zeno_.observe(t_a, resolution, after.arrival.mode, after.arrival.x, outcome.pinnacle, origin)) {
       case ZenoPolicy<S>::Verdict::kNone: break;
       case ZenoPolicy<S>::Verdict::kStop: after.next = AfterEvent<S>::Next::kStop; break;
@@ -199,7 +207,8 @@ class RunLedger {
   // The run ends at (t, mode, x) for `reason`; `detail` follows the event count in the message.
   RunResult<S> result(RunReason reason, S t, int mode, const S* x, const std::string& detail = "") const {
     RunResult<S> result = outcome(reason, t, mode, std::vector<S>(x, x + model_.state_size()));
-    result.message = result_message(result, model_, detail);
+    const std::string by = reason == RunReason::kStopped ? " (transition '" + std::string(stopped_by_) + "' stops the run)" : "";
+    result.message = result_message(result, model_, by + detail);
     return result;
   }
 
@@ -238,6 +247,7 @@ class RunLedger {
   ZenoPolicy<S> zeno_;
   LastSample<S> last_;
   std::vector<std::string> warnings_;
+  std::string_view stopped_by_;  // the transition that stopped the run (RunReason::kStopped)
 };
 
 }  // namespace hysim

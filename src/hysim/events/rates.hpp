@@ -74,15 +74,19 @@ class RateEstimator {
   // value s < 0, approaches when ds/dt > 0 and is then predicted to hold after -s / (ds/dt);
   // otherwise never. ds/dt: the model's own rate, read once per value slot within the call
   // (EventCache::model_rate), else kForward. An atom with masked(k, i) is being driven out of
-  // its truth (events/rearm.hpp): it is predicted never to hold.
+  // its truth (events/rearm.hpp): it is predicted never to hold. A held crossing
+  // (events/crossings.hpp) never fires; while its guard is true, the time until it turns false
+  // (where it re-arms) counts as a prediction too, so that one step does not hold both its
+  // re-arming and its next crossing.
   template <class Masked>
   Approach time_to_fire(int mode, S t, const S* x, const S* f, const Masked& masked) {
     auto* here = cache_.point(t, x);
     cache_.begin_rates();  // rates are kept for this call only: f goes with (t, x) here
     Approach best;
     for (std::size_t k = 0; k < reader_.transitions(mode); ++k) {
+      const bool held = reader_.held(mode, k);
       const auto& atoms = reader_.guard(mode, k).atoms();
-      const S tau = reader_.guard(mode, k).time_to_true([&](int i, bool negate) {
+      const auto atom_time = [&](int i, bool negate) {
         const auto ai = static_cast<std::size_t>(i);
         const S never = std::numeric_limits<S>::infinity();
         if (masked(k, ai)) return negate ? S(0) : never;
@@ -93,7 +97,11 @@ class RateEstimator {
         const S s = detail::orient(relation, e);
         const S ds = detail::orient(relation, de);
         return ds > S(0) ? -s / ds : never;
-      }, best.tau);  // a guard no sooner than the best so far is not refined
+      };
+      const Guard<S>& guard = reader_.guard(mode, k);
+      // A guard no sooner than the best so far is not refined.
+      const S tau = held ? guard.time_to_false(atom_time, best.tau) : guard.time_to_true(atom_time, best.tau);
+      if (held && tau == S(0)) continue;  // false already: it re-arms at the next step's end
       if (tau < best.tau) best = {tau, static_cast<int>(k)};
     }
     return best;

@@ -81,7 +81,7 @@ class CvodeEngine final : public Engine<double> {
 
   RunResult<double> run(const std::atomic<bool>* interrupt) override {
     double t = start();
-    const RunReason reason = loop(&t, interrupt);
+    const RunReason reason = ledger_.stopped() ? RunReason::kStopped : loop(&t, interrupt);
     const double* y = solver_.y();
     return ledger_.result(reason, t, mode_, y,
                           std::string(" (CVODE ") + (method_ == CvodeMethod::kBdf ? "BDF" : "Adams") + ")");
@@ -139,6 +139,7 @@ class CvodeEngine final : public Engine<double> {
         const AtRoot root = at_root(t_returned);
         if (root != AtRoot::kNoEvent) *t = t_resume_;
         if (root == AtRoot::kZenoStop) return RunReason::kZeno;
+        if (root == AtRoot::kStopped) return RunReason::kStopped;
         continue;
       }
       // CV_SUCCESS (a step ended at t_n) or CV_TSTOP_RETURN (t_end reached).
@@ -155,11 +156,12 @@ class CvodeEngine final : public Engine<double> {
   // not one-sided (x does not satisfy the mode it leaves); the chain is resolved and CVODE
   // restarts in the arrival mode (or at a Zeno continuation), or the run ends (Zeno without
   // a continuation). Returns which.
-  enum class AtRoot { kNoEvent, kEvent, kZenoStop };
+  enum class AtRoot { kNoEvent, kEvent, kZenoStop, kStopped };
   AtRoot at_root(double t_r) {
     solver_.interpolate(t_r);  // cvRcheck2 may have left y at a probe next to t_r
     double* y = solver_.y();
     check_finite(model_, mode_, t_r, y, "the state");
+    ledger_.detector().rearm_crossings(mode_, t_r, y);  // y is on the trajectory: false there, armed
     int fired = ledger_.detector().fired(mode_, t_r, y);
     bool one_sided = false;
     if (fired < 0 && an_atom_is_zero(t_r, y)) {
@@ -178,6 +180,7 @@ class CvodeEngine final : public Engine<double> {
     refuse_sliding(mode_, after, t_r);
     mode_ = after.arrival.mode;
     std::copy(after.arrival.x, after.arrival.x + n_, y);  // the chain copied x- first
+    ledger_.detector().rearm_crossings_after(mode_, t_r, y, t_r, nullptr, after.arrival.dxdt);
     sample(t_r, y);
     t_resume_ = t_r;
     if (after.next == AfterEvent<double>::Next::kContinueZeno) {  // at t_inf in the continuation
@@ -187,6 +190,7 @@ class CvodeEngine final : public Engine<double> {
       sample(t_resume_, y);
     }
     if (after.next == AfterEvent<double>::Next::kStop) return AtRoot::kZenoStop;
+    if (after.next == AfterEvent<double>::Next::kStopped) return AtRoot::kStopped;
     restart(t_resume_);
     return AtRoot::kEvent;
   }
@@ -196,6 +200,7 @@ class CvodeEngine final : public Engine<double> {
   void at_step_end(double t) {
     const double* y = solver_.y();
     check_finite(model_, mode_, t, y, "the state");
+    ledger_.detector().rearm_crossings(mode_, t, y);
     if (!step_pending_) return;
     const double h = t - pending_start_;
     StepLimit limit = StepLimit::kIntegrator;

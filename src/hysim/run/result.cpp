@@ -20,6 +20,7 @@ const char* run_reason_name(RunReason reason) {
     case RunReason::kZeno: return "Zeno accumulation";
     case RunReason::kFailed: return "failed";
     case RunReason::kInterrupted: return "interrupted";
+    case RunReason::kStopped: return "stopped";
   }
   return "?";
 }

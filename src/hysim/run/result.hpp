@@ -54,7 +54,9 @@ struct EventRecord {
 // with kFailed and the error in the message: failure is an outcome, as the others are; only
 // bad input (options, model) throws, before the run starts.
 // kInterrupted: the caller asked the run to stop (Simulator::stop_when, e.g. on SIGINT).
-enum class RunReason { kReachedEnd, kEventLimit, kZeno, kFailed, kInterrupted };
+// kStopped: an event took a transition that ends the run (Transition::stop: a crossing written
+// with `stop`, scipy's terminal events).
+enum class RunReason { kReachedEnd, kEventLimit, kZeno, kFailed, kInterrupted, kStopped };
 const char* run_reason_name(RunReason reason);
 
 template <class S>
