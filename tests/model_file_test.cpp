@@ -9,6 +9,7 @@
 
 #include "hysim/lang/build.hpp"
 #include "hysim/lang/spec.hpp"
+#include "hysim/lang/syntax.hpp"
 #include "test_support.hpp"
 #include "source_dir.hpp"
 
@@ -561,6 +562,94 @@ TEST(ModelFileTimeEvents, ASwitchOnTimeInAFieldIsAComputedEvent) {
   ASSERT_EQ(run.rows.size(), 1u);
   EXPECT_EQ(run.rows[0].t, -next_up(-0.1));
   EXPECT_EQ(result.stats.root_iterations, 0);
+}
+
+// ---- crossings --------------------------------------------------------------------------------
+
+// A ball in one mode, written with crossings: the impact resets v, the apex records where v
+// falls through 0, the half-height is recorded both ways. Against the closed form of the
+// first flights (t_1 = sqrt(2 h / g), apex after the first rebound at t_1 + e v_1 / g, halves
+// where y = h / 2).
+TEST(ModelFileCrossings, ABallInOneModeAgainstItsClosedForm) {
+  const Model<double> model = model_of(
+      "model ball\nparameter g = 9.81, e = 0.8, h = 10\nstate y = h, v = 0\n"
+      "flow { der(y) = v; der(v) = -g }\nmode fly\n"
+      "crossing impact (y) down { v := -e*v }\ncrossing apex (v) down\ncrossing half (y - h/2) both\n");
+  SimulationOptions options;
+  options.t_end = 2.6;
+  options.rtol = 1e-10;
+  options.atol = 1e-12;
+  const auto run = testing::collect(model, options);
+  const double g = 9.81, e = 0.8, h = 10, t1 = std::sqrt(2 * h / g), v1 = std::sqrt(2 * g * h);
+  const double v_half = std::sqrt(e * e * v1 * v1 - g * h);  // rising through h / 2 after the rebound
+  const std::vector<std::pair<std::string, double>> expected = {
+      {"half", std::sqrt(h / g)}, {"impact", t1}, {"half", t1 + (e * v1 - v_half) / g}, {"apex", t1 + e * v1 / g}};
+  ASSERT_EQ(run.rows.size(), expected.size());
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(run.rows[k].guard, expected[k].first);
+    EXPECT_NEAR(run.rows[k].t, expected[k].second, 1e-9);
+    EXPECT_EQ(run.rows[k].from, run.rows[k].to);
+  }
+  EXPECT_NEAR(run.rows[1].x_post[1], e * v1, 1e-8);
+}
+
+// `in` limits a crossing to modes, `stop` ends the run there, and neither word is reserved: a
+// mode named stop may follow.
+TEST(ModelFileCrossings, InStopAndAModeNamedStop) {
+  const Model<double> model = model_of(
+      "model m\nstate x = 0\nmode go { der(x) = 1 }\nmode stop { der(x) = -1 }\n"
+      "crossing one (x - 1) up in go stop\ncrossing two (x - 0.5) up in stop\n"
+      "stop -> go back [x < 0]\n");
+  SimulationOptions options;
+  options.t_end = 5;
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  EXPECT_EQ(result.reason, RunReason::kStopped);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.rows[0].guard, "one");
+  EXPECT_NEAR(run.rows[0].t, 1.0, 1e-12);
+  EXPECT_EQ(model.modes[0].transitions.size(), 1u);  // go: one; stop: two and back
+  EXPECT_EQ(model.modes[1].transitions.size(), 2u);
+  EXPECT_TRUE(model.modes[0].transitions[0].stop);
+  EXPECT_FALSE(model.modes[1].transitions[0].stop);
+}
+
+// A crossing in a mode whose field switches is watched in every part of the split.
+TEST(ModelFileCrossings, WatchedInEveryPartOfASplitMode) {
+  const Model<double> model = model_of(
+      "model m\nstate x = 0\nmode a { der(x) = if t < 1 then 1 else 2 }\ncrossing mark (x - 1.5) up\n");
+  SimulationOptions options;
+  options.t_end = 2;
+  const auto run = testing::collect(model, options);
+  ASSERT_EQ(run.rows.size(), 2u);  // the switch at t = 1, then x = 1.5 at t = 1.25
+  EXPECT_EQ(run.rows[1].guard, "mark");
+  EXPECT_NEAR(run.rows[1].t, 1.25, 1e-12);
+  EXPECT_EQ(run.rows[1].from, run.rows[1].to);
+}
+
+TEST(ModelFileCrossings, ErrorsNameTheCulprit) {
+  const std::string mode = "mode a { der(x) = v; der(v) = -x }\n";
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "crossing c (x) sideways\n"),
+                       "bad.hym:5:16: error: the direction of crossing 'c' is up, down or both, not 'sideways'"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "crossing c (x > 0) up\n"),
+                       "bad.hym:5:15: error: crossing 'c' records where a number crosses zero"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "crossing c x up\n"), "expected '(' to open the expression"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "mode p algebraic\na -> p go [x < 0]\np -> a back [x < 1]\n"
+                                                 "crossing c (x) up in p\n"),
+                       "crossing 'c' is watched in 'p', which is algebraic"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "crossing c (x) up in b\n"), "unknown mode 'b'"));
+  EXPECT_TRUE(contains(error_of(kHeader + mode + "crossing c (x) up { v := 1; v := 2 }\n"),
+                       "'v' is reset twice in crossing 'c'"));
+}
+
+// The printer writes a crossing back as it parses.
+TEST(ModelFileCrossings, PrintParsesBack) {
+  const std::string text = kHeader + "mode a { der(x) = v; der(v) = -x }\nmode b { der(x) = 0; der(v) = 0 }\n"
+                                     "crossing c (x - k) both in a, b { v := -v } stop\ncrossing d (v) up\n";
+  const std::string printed = lang::print(lang::parse(lang::SourceText("p.hym", text)));
+  EXPECT_TRUE(contains(printed, "crossing c (x - k) both in a, b { v := -v; } stop\n")) << printed;
+  EXPECT_TRUE(contains(printed, "crossing d (v) up\n")) << printed;
+  EXPECT_EQ(lang::print(lang::parse(lang::SourceText("p.hym", printed))), printed);
 }
 
 }  // namespace

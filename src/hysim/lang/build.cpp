@@ -84,7 +84,8 @@ class Builder {
     for (const auto& tr : spec_.transitions) {  // by index: add_transition looks its mode up by name
       model.modes[static_cast<std::size_t>(tr.from)].transitions.push_back(
           Transition<S>{tr.label, spec_.modes[static_cast<std::size_t>(tr.to)].name, -1,
-                        guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets, tr.where)});
+                        guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets, tr.where), tr.crossing,
+                        tr.stop});
     }
     if (spec_.zeno) {
       model.zeno.mode_name = spec_.modes[static_cast<std::size_t>(spec_.zeno->mode)].name;

@@ -313,6 +313,8 @@ class Parser : public ExpressionParser {
         model.requirements.push_back(std::move(r));
       } else if (word == "preset") {
         model.presets.push_back(preset());
+      } else if (word == "crossing" && peek(1).kind == TokenKind::kName) {
+        model.transitions.push_back(crossing());
       } else if (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma) {
         model.transitions.push_back(transition());
       } else {
@@ -431,6 +433,40 @@ class Parser : public ExpressionParser {
     tr.guard = expression();
     expect(TokenKind::kRightBracket, "']' to close the guard of '" + tr.label + "'");
     if (at(TokenKind::kLeftBrace)) tr.resets = reset_block();
+    return tr;
+  }
+
+  // crossing LABEL (EXPRESSION) up|down|both [in MODE, ...] [{ resets }] [stop]. `in` and `stop`
+  // are words, not reserved: `in` is the keyword when a mode name follows it, `stop` when no
+  // '->' or ',' does (a transition out of a mode named stop).
+  TransitionSyntax crossing() {
+    next();  // crossing
+    TransitionSyntax tr;
+    tr.crossing = true;
+    const Token& label = expect(TokenKind::kName, "the crossing's name, as in crossing apex (v) down");
+    tr.label = label.text;
+    tr.label_where = label.where;
+    expect(TokenKind::kLeftParen, "'(' to open the expression whose zero crossing '" + tr.label + "' records");
+    tr.guard = expression();
+    expect(TokenKind::kRightParen, "')' to close the expression of crossing '" + tr.label + "'");
+    const Token& direction = expect(TokenKind::kName, "the direction of crossing '" + tr.label + "': up, down or both");
+    if (direction.text != "up" && direction.text != "down" && direction.text != "both") {
+      fail(direction, "the direction of crossing '" + tr.label + "' is up, down or both, not '" + direction.text + "'");
+    }
+    tr.direction = direction.text;
+    tr.to_where = direction.where;
+    if (at_word("in") && peek(1).kind == TokenKind::kName) {
+      next();
+      do {
+        const Token& mode = expect(TokenKind::kName, "a mode the crossing is watched in");
+        tr.from.emplace_back(mode.text, mode.where);
+      } while (accept(TokenKind::kComma));
+    }
+    if (at(TokenKind::kLeftBrace)) tr.resets = reset_block();
+    if (at_word("stop") && peek(1).kind != TokenKind::kArrow && peek(1).kind != TokenKind::kComma) {
+      next();
+      tr.stop = true;
+    }
     return tr;
   }
 

@@ -299,6 +299,10 @@ class Resolver {
 
   void resolve_transitions() {
     for (const TransitionSyntax& t : syntax_.transitions) {
+      if (t.crossing) {
+        resolve_crossing(t);
+        continue;
+      }
       TransitionSpec tr;
       tr.label = t.label;
       tr.where = t.label_where;
@@ -313,6 +317,51 @@ class Resolver {
       for (int from : sources) {
         if (from < 0 || tr.to < 0 || root < 0) continue;
         tr.from = from;
+        spec_.transitions.push_back(tr);
+      }
+    }
+  }
+
+  // crossing LABEL (e) DIRECTION: in each of its modes, a transition back into the mode whose
+  // guard is e >= 0 (up: it turns true where e rises through 0) or e <= 0 (down); both: the
+  // two, up first.
+  void resolve_crossing(const TransitionSyntax& t) {
+    const Expression& e = *t.guard;
+    const bool condition = (e.kind == Expression::Kind::kUnary && e.op == TokenKind::kNot) ||
+                           (e.kind == Expression::Kind::kBinary && e.op >= TokenKind::kLess && e.op <= TokenKind::kOr);
+    if (condition) {
+      error(e.where, "crossing '" + t.label + "' records where a number crosses zero: write the number, as in " +
+                         "crossing " + t.label + " (x - 1) up, not a condition");
+      return;
+    }
+    std::vector<int> modes;
+    if (t.from.empty()) {  // every mode with a field
+      for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
+        if (!spec_.modes[m].algebraic) modes.push_back(static_cast<int>(m));
+      }
+    }
+    for (const auto& [name, where] : t.from) {
+      const int m = mode_of(name, where);
+      if (m >= 0 && spec_.modes[static_cast<std::size_t>(m)].algebraic) {
+        error(where, "crossing '" + t.label + "' is watched in '" + name + "', which is algebraic: nothing crosses there");
+      } else if (m >= 0) {
+        modes.push_back(m);
+      }
+    }
+    const auto reset = resets(t.resets, "crossing '" + t.label + "'");
+    for (const bool up : {true, false}) {
+      if (t.direction != (up ? "up" : "down") && t.direction != "both") continue;
+      TransitionSpec tr;
+      tr.label = t.label;
+      tr.where = t.label_where;
+      tr.crossing = true;
+      tr.stop = t.stop;
+      const ExpressionPtr guard = binary_syntax(up ? TokenKind::kGreaterEqual : TokenKind::kLessEqual, copy_syntax(e),
+                                                number_syntax("0", e.where), e.where);
+      if (guard_tree(*guard, &expressions_, &spec_, &tr) < 0) return;
+      tr.resets = reset;
+      for (const int m : modes) {
+        tr.from = tr.to = m;
         spec_.transitions.push_back(tr);
       }
     }

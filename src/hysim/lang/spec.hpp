@@ -63,6 +63,8 @@ struct TransitionSpec {
   std::vector<GuardNode> guard;  // root last
   std::vector<std::pair<int, NodeId>> resets;  // (state, value read on the a priori state)
   Location where;
+  bool crossing = false;  // a crossing (to == from; core/model.hpp, Transition::crossing)
+  bool stop = false;      // the run ends at it
 };
 
 struct ModeSpec {

@@ -110,7 +110,7 @@ class Splitter {
           const TransitionSpec& tr = *leaving_tr;
           TransitionSpec copy = tr;
           copy.from = parts_[m][p];
-          copy.to = parts_[static_cast<std::size_t>(tr.to)][0];
+          copy.to = tr.crossing ? copy.from : parts_[static_cast<std::size_t>(tr.to)][0];  // a crossing keeps its part
           transitions.push_back(std::move(copy));
         }
         for (std::size_t j = 0; j < conditions_[m].size(); ++j) {  // the implicit switches

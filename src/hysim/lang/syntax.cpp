@@ -215,11 +215,16 @@ void print_transitions(const ModelSyntax& model, std::string* out) {
   for (const TransitionSyntax& tr : model.transitions) {
     std::string from;
     for (const auto& [name, where] : tr.from) from += (from.empty() ? "" : ", ") + name;
-    *out += (tr.from.empty() ? "*" : from) + " -> " + tr.to + " " + tr.label + " [" + print(*tr.guard) + "]";
+    if (tr.crossing) {
+      *out += "crossing " + tr.label + " (" + print(*tr.guard) + ") " + tr.direction + (from.empty() ? "" : " in " + from);
+    } else {
+      *out += (tr.from.empty() ? "*" : from) + " -> " + tr.to + " " + tr.label + " [" + print(*tr.guard) + "]";
+    }
     if (!tr.resets.empty()) {
       *out += ' ';
       print_equations(tr.resets, ":=", false, out);
     }
+    if (tr.stop) *out += " stop";
     *out += '\n';
   }
 }

@@ -61,6 +61,9 @@ struct ModeSyntax {
 };
 
 // FROM -> TO LABEL [guard] { resets }; FROM is one mode, a list "a, b", or "*" (every mode).
+// Or a crossing, crossing LABEL (EXPRESSION) DIRECTION [in MODES] [{ resets }] [stop]: `guard`
+// holds the expression whose zero it records, `to` is empty (each mode keeps itself), `from`
+// lists the modes after `in` (empty: every mode with a field), and `to_where` is the direction's.
 struct TransitionSyntax {
   std::vector<std::pair<std::string, Location>> from;  // empty: every mode ("*")
   Location star_where;
@@ -68,6 +71,9 @@ struct TransitionSyntax {
   Location to_where, label_where;
   ExpressionPtr guard;
   std::vector<Equation> resets;
+  bool crossing = false;
+  std::string direction;  // a crossing's: up, down or both
+  bool stop = false;      // a crossing's: the run ends at it
 };
 
 // initial MODE [condition]: the first declaration whose condition holds on the initial state
