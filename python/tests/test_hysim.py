@@ -312,3 +312,21 @@ def test_a_model_from_text_runs_and_pickles_without_its_file(tmp_path):
     assert catalog.name == "pwm-servo" and catalog.parameters["u_amp"] == "1"
     with pytest.raises(ValueError, match="<string>.hym:4"):
         hysim.Model.from_string("model m\nstate x = 0\nmode a { der(x) = 1 }\nmode b { der(x) = y }\n")
+
+
+def test_crossings_record_where_a_function_crosses_zero_and_stop_ends_the_run():
+    # x = cos t, v = -sin t: x falls through 0 at pi/2 + 2 k pi, rises at 3 pi/2 + 2 k pi; the
+    # crossings keep the mode and carry their names in the guard column.
+    text = ("model circle\nstate x = 1, v = 0\nmode turn { der(x) = v; der(v) = -x }\n"
+            "crossing x_zero (x) both\ncrossing v_up (v) up\n")
+    model = hysim.Model.from_string(text)
+    result = model.run(t_end=7, rtol=1e-12, atol=1e-12, trajectory=False)
+    events = result["events"]
+    assert list(events["guard"]) == ["x_zero", "v_up", "x_zero"]  # v rises through 0 at pi (and 3 pi)
+    expected = [math.pi / 2, math.pi, 3 * math.pi / 2]
+    assert list(events["t"]) == pytest.approx(expected, abs=1e-9)
+    assert result["reason"] == "reached t_end"
+    stopping = hysim.Model.from_string(text.replace("(x) both", "(x) down stop"))
+    stopped = stopping.run(t_end=7, rtol=1e-12, atol=1e-12, trajectory=False)
+    assert stopped["reason"] == "stopped" and "x_zero" in stopped["message"]
+    assert stopped["t"] == pytest.approx(math.pi / 2, abs=1e-9)
