@@ -37,13 +37,17 @@ class CrossingArms {
       bool any = false;
       for (const Transition<S>& tr : mode.transitions) any = any || tr.crossing;
       has_.push_back(any);
+      model_has_ = model_has_ || any;
       most = std::max(most, mode.transitions.size());
     }
     held_.assign(most, 0);
   }
 
+  // Whether the model has crossings at all (else every other call does nothing).
+  bool model_has() const { return model_has_; }
+
   // Whether `mode` has crossings: its readings depend on the flags (no answer is kept).
-  bool any(int mode) const { return has_[static_cast<std::size_t>(mode)] != 0; }
+  bool any(int mode) const { return model_has_ && has_[static_cast<std::size_t>(mode)] != 0; }
 
   // Reads `mode` afresh at its next sync.
   void forget() {
@@ -53,7 +57,7 @@ class CrossingArms {
 
   // The flags of `mode`, from its guards at (t, x) when they belong to another mode.
   void sync(int mode, S t, const S* x) {
-    if (mode_ == mode || !any(mode)) return;
+    if (!model_has_ || mode_ == mode || !any(mode)) return;
     mode_ = mode;
     reader_.hold(-1, nullptr);  // read the guards themselves
     const auto& transitions = reader_.model().modes[static_cast<std::size_t>(mode)].transitions;
@@ -65,6 +69,7 @@ class CrossingArms {
 
   // The chain takes transition k of `mode`.
   void taken(int mode, int k) {
+    if (!model_has_) return;
     const auto kk = static_cast<std::size_t>(k);
     if (mode_ == mode && reader_.model().modes[static_cast<std::size_t>(mode)].transitions[kk].crossing) {
       held_[kk] = 1;
@@ -100,6 +105,7 @@ class CrossingArms {
   }
 
   GuardReader<S>& reader_;
+  bool model_has_ = false;  // some mode has crossings
   std::vector<char> has_;   // by mode: it has crossings
   std::vector<char> held_;  // by transition of mode_: a crossing that reads false
   int mode_ = -1;           // the mode the flags belong to; -1: none

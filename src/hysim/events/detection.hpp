@@ -69,7 +69,7 @@ class TransitionDetector {
   // of second-order rate probes at a tangent entry (fired_after, arm); may be null.
   TransitionDetector(const Model<S>& model, std::int64_t* guard_evals, std::int64_t* rhs_evals = nullptr)
       : layout_(model), reader_(model, guard_evals), cache_(&reader_, &layout_), rates_(&reader_, &cache_, rhs_evals),
-        masks_(&reader_, &cache_, &rates_, &layout_), crossings_(&reader_) {}
+        masks_(&reader_, &cache_, &rates_, &layout_), crossings_(&reader_), crossings_on_(crossings_.model_has()) {}
   TransitionDetector(const TransitionDetector&) = delete;  // the pieces refer to each other
   TransitionDetector& operator=(const TransitionDetector&) = delete;
 
@@ -77,7 +77,7 @@ class TransitionDetector {
   // has the crossings read afresh.
   void disarm() {
     masks_.disarm();
-    crossings_.forget();
+    if (crossings_on_) crossings_.forget();
   }
   void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) { masks_.arm(mode, t, x, f, t_far, x_far); }
 
@@ -86,9 +86,9 @@ class TransitionDetector {
   // Where no atom is masked at t, the answer is kept with the point: the one-sided test at an
   // event asks again what the location asked at the bracket's end.
   int fired(int mode, S t, const S* x, bool literal = false) {
-    crossings_.sync(mode, t, x);
+    if (crossings_on_) crossings_.sync(mode, t, x);
     auto* here = cache_.point(t, x);
-    const bool plain = (literal || !masks_.any_masked_at(mode, t)) && !crossings_.any(mode);
+    const bool plain = (literal || !masks_.any_masked_at(mode, t)) && !(crossings_on_ && crossings_.any(mode));
     if (plain && here->fired_generation == here->generation && here->fired_mode == mode) return here->fired;
     const int fires = reader_.first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
       return static_cast<char>((literal || !masks_.masked(mode, k, i, t)) &&
@@ -104,7 +104,7 @@ class TransitionDetector {
 
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x) (events/rates.hpp).
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
-    crossings_.sync(mode, t, x);
+    if (crossings_on_) crossings_.sync(mode, t, x);
     const auto masked = [&](std::size_t k, std::size_t i) { return masks_.masked(mode, k, i, t); };
     return rates_.time_to_fire(mode, t, x, f, masked);
   }
@@ -194,11 +194,15 @@ class TransitionDetector {
   // --- the chain at an event (events/chain.hpp) ---
 
   // The chain takes transition k of `mode` (a crossing is held from then on).
-  void crossing_taken(int mode, int k) { crossings_.taken(mode, k); }
+  void crossing_taken(int mode, int k) {
+    if (crossings_on_) crossings_.taken(mode, k);
+  }
 
   // (t, x) lies on the accepted trajectory in `mode` (a step's end, an interior sample, the
   // point an event leaves from): held crossings whose guard is false there are armed.
-  void rearm_crossings(int mode, S t, const S* x) { crossings_.rearm(mode, t, x); }
+  void rearm_crossings(int mode, S t, const S* x) {
+    if (crossings_on_) crossings_.rearm(mode, t, x);
+  }
 
   // The first transition of `mode` whose guard fires strictly on a jump (003, Eq. 3 and
   // Table 2): at t_a with a priori state x_prior and state x (x = x_prior: no jump). Atoms with a jump form read
@@ -207,7 +211,7 @@ class TransitionDetector {
   // the guard fires strictly when it is true whichever way the undecided atoms are read (all
   // false, all true). x_b == nullptr: no bracket.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
-    crossings_.sync(mode, t_a, x);
+    if (crossings_on_) crossings_.sync(mode, t_a, x);
     // e(t, x) at the tentative state is kept with the point's other values, which fired_after
     // reads next; so is a jump form that reads e(t, x) when nothing jumps (Atom::continuous_jump).
     auto* at_a = cache_.point(t_a, x);
@@ -237,7 +241,7 @@ class TransitionDetector {
   // at (t_a, x_a) with field f = f_mode(t_a, x_a). (t_b, x_b) is the same arrival seen from
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
-    crossings_.sync(mode, t_a, x_a);
+    if (crossings_on_) crossings_.sync(mode, t_a, x_a);
     int surface_atom = -1;  // of the transition being read
     std::size_t reading = static_cast<std::size_t>(-1);
     auto* at_a = cache_.point(t_a, x_a);
@@ -260,10 +264,10 @@ class TransitionDetector {
   // an instant later are armed (a bounce's reset sends the state back from the surface it
   // crossed: the next crossing of that surface is a new event).
   void rearm_crossings_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
-    if (!crossings_.any(mode)) return;
+    if (!crossings_on_ || !crossings_.any(mode)) return;
     auto* at_a = cache_.point(t_a, x_a);
     auto* at_b = x_b != nullptr ? cache_.point(t_b, x_b) : nullptr;
-    crossings_.sync(mode, t_a, x_a);
+    if (crossings_on_) crossings_.sync(mode, t_a, x_a);
     crossings_.release_if(mode, [&](std::size_t k) {
       return !reader_.fires(mode, k, [&](std::size_t i, const Atom<S>& atom) {
         bool on_surface = false;
@@ -283,7 +287,7 @@ class TransitionDetector {
   // lies inside the bracket [t_a, t_b] (or it is 0 at either end): then by the drift of its
   // value along f (*on_surface set).
   template <class Point>
-  char instant_after(int mode, std::size_t k, std::size_t i, const Atom<S>& atom, S t_a, const S* x_a, Point* at_a,
+  [[gnu::always_inline]] char instant_after(int mode, std::size_t k, std::size_t i, const Atom<S>& atom, S t_a, const S* x_a, Point* at_a,
                      S t_b, const S* x_b, Point* at_b, const S* f, bool* on_surface) {
     const S e_a = cache_.value(mode, k, i, t_a, x_a, at_a);
     const bool holds_a = relation_holds(atom.relation, e_a);
@@ -310,6 +314,7 @@ class TransitionDetector {
   RateEstimator<S> rates_;
   RearmMasks<S> masks_;
   CrossingArms<S> crossings_;
+  bool crossings_on_;  // the model has crossings (CrossingArms::model_has)
 };
 
 }  // namespace hysim

@@ -133,8 +133,8 @@ class GuardReader {
   // does.
   template <bool kMayBeUndecided = false, class Read>
   int first_firing(int mode, Read&& read, int skip = -1, bool crossings = true) {
-    const std::size_t count = transitions(mode);
     const auto& list = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    const std::size_t count = list.size();
     for (std::size_t k = 0; k < count; ++k) {
       if (static_cast<int>(k) == skip || (!crossings && list[k].crossing)) continue;
       const auto read_k = [&](std::size_t i, const Atom<S>& atom) { return read(k, i, atom); };
