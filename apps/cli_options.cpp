@@ -23,6 +23,45 @@ void add_start_options(CLI::App* command, StartChoice* start) {
   command->add_option("--initial-mode", start->mode, "start in this mode instead of the model's initial mode");
 }
 
+namespace {
+
+// --atol VALUE or --atol NAME=VALUE, repeatable: the scalar, or the tolerance of one state.
+void add_atol_option(CLI::App* command, SimulationOptions* options, const OptionInfo& info) {
+  const auto read = [options](const std::string& text) {
+    const auto equals = text.find('=');
+    if (equals == std::string::npos) {
+      options->atol = Decimal(text, "option atol");
+    } else {
+      const std::string name = text.substr(0, equals);
+      options->atol_states.emplace_back(name, Decimal(text.substr(equals + 1), "option atol of " + name));
+    }
+  };
+  command
+      ->add_option_function<std::vector<std::string>>(
+          info.flag(),
+          [read](const std::vector<std::string>& items) {
+            for (const std::string& item : items) read(item);
+          },
+          info.description())
+      ->type_name("FLOAT|NAME=FLOAT")
+      ->default_str(option_text(*options, info))
+      ->check(CLI::Validator(
+          [read, options](std::string& text) -> std::string {
+            const SimulationOptions kept = *options;
+            try {
+              read(text);
+            } catch (const InvalidArgument& error) {
+              *options = kept;
+              return error.what();
+            }
+            *options = kept;
+            return "";
+          },
+          ""));
+}
+
+}  // namespace
+
 void add_simulation_options(CLI::App* command, SimulationOptions* options, std::initializer_list<OptionGroup> groups) {
   for (const OptionInfo& info : option_table()) {
     if (groups.size() > 0 && std::find(groups.begin(), groups.end(), info.group) == groups.end()) continue;
@@ -47,6 +86,10 @@ void add_simulation_options(CLI::App* command, SimulationOptions* options, std::
             // Kept as typed: each run parses the text in its own scalar type (run/decimal.hpp).
             const std::string what = std::string("option ") + info.name;
             Decimal* field = &(options->*member);
+            if (field == &options->atol) {
+              add_atol_option(command, options, info);
+              return;
+            }
             command
                 ->add_option_function<std::string>(
                     info.flag(), [field, what](const std::string& text) { *field = Decimal(text, what); },

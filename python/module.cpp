@@ -195,6 +195,20 @@ SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
   options.t_end = model.choice.t_end_or(options.t_end);
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::str(key);
+    if (name == "atol" && py::isinstance<py::dict>(value)) {  // {state: atol, ..., "*": every other state}
+      for (const auto& [state, tolerance] : value.cast<py::dict>()) {
+        const std::string state_name = py::str(state);
+        const std::string what = "option atol of " + state_name;
+        const Decimal number = py::isinstance<py::str>(tolerance) ? Decimal(tolerance.cast<std::string>(), what)
+                                                                   : Decimal(as_number(tolerance, what));
+        if (state_name == "*") {
+          options.atol = number;
+        } else {
+          options.atol_states.emplace_back(state_name, number);
+        }
+      }
+      continue;
+    }
     bool known = false;
     for (const OptionInfo& info : option_table()) {
       if (name != info.name) continue;

@@ -102,6 +102,16 @@ check "run --strategy gamma exits 0" test $? -eq 0
 check "run --strategy gamma: stats.json names it" grep -q '"strategy": "gamma"' "$TMP/gamma/stats.json"
 check "run --strategy gamma: stats.json has gamma 0.5" grep -q '"gamma": 0.5' "$TMP/gamma/stats.json"
 check "run --strategy gamma: the step log has rows" test "$(wc -l <"$TMP/gamma/steps.csv")" -gt 1
+# --atol NAME=VALUE beside the scalar: both reach stats.json.
+"$HYSIM" run bouncing-ball --t-end 1 --atol 1e-8 --atol v=1e-12 --out "$TMP/atol" >/dev/null 2>&1
+check "run --atol v=1e-12 exits 0" test $? -eq 0
+check "run --atol: stats.json has the scalar" grep -q '"atol": 1e-08' "$TMP/atol/stats.json"
+check "run --atol: stats.json has the state's" grep -q '"v": "1e-12"' "$TMP/atol/stats.json"
+# A crossing with stop ends the run with exit status 0 and says which stopped it.
+printf 'model c\nstate x = 0\nmode a { der(x) = 1 }\ncrossing half (x - 0.5) up stop\n' >"$TMP/stop.hym"
+"$HYSIM" run "$TMP/stop.hym" --t-end 2 >"$TMP/stop.out" 2>&1
+check "a crossing with stop: exit 0" test $? -eq 0
+check "a crossing with stop: the summary names it" grep -q "stopped at t = 0.5.*transition 'half' stops the run" "$TMP/stop.out"
 # --- bad arguments: non-zero exit, one line on stderr naming the culprit, nothing written -----
 n=0
 # bad_case CULPRIT ARGS...: runs `hysim ARGS... --out DIR` and checks the failure contract.
@@ -142,6 +152,9 @@ bad_case "its modes: s1, s2, s3" run pwm-servo --initial-mode s9
 bad_case "--t0" run bouncing-ball --t0 nan
 bad_case "--initial z" sweep bouncing-ball --param e=0.5:0.9:3 --initial z=1
 bad_case "needs a reference" workprecision bouncing-ball --initial y=3
+bad_case "'z' is not a state of the model (its states: y, v)" run bouncing-ball --atol z=1e-9
+bad_case "atol of v > 0" run bouncing-ball --atol v=0
+bad_case "state 'v' is given twice" run bouncing-ball --atol v=1e-9 --atol v=1e-8
 # Contradictory or hostile options, each refused before anything is written.
 bad_case "is out of range" run pwm-servo --event-limit 99999999999999999999
 bad_case "underflows" run pwm-servo --param kp=1e-400

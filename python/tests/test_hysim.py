@@ -330,3 +330,18 @@ def test_crossings_record_where_a_function_crosses_zero_and_stop_ends_the_run():
     stopped = stopping.run(t_end=7, rtol=1e-12, atol=1e-12, trajectory=False)
     assert stopped["reason"] == "stopped" and "x_zero" in stopped["message"]
     assert stopped["t"] == pytest.approx(math.pi / 2, abs=1e-9)
+
+
+def test_absolute_tolerances_per_state():
+    # small = 1e-6 exp(-10 t) falls to 5e-7 at ln 2 / 10; with one atol of 1e-3 the error control
+    # cannot see it (its values are far below atol), with its own atol it is resolved.
+    text = ("model decay\nstate big = 1e6, small = 1e-6\nmode a { der(big) = -big; der(small) = -10*small }\n"
+            "crossing tiny (small - 5e-7) down\n")
+    model = hysim.Model.from_string(text)
+    exact = math.log(2) / 10
+    blind = model.run(t_end=1, rtol=1e-6, atol=1e-3, trajectory=False)["events"]["t"][0]
+    seen = model.run(t_end=1, rtol=1e-6, atol={"*": 1e-3, "small": 1e-15}, trajectory=False)["events"]["t"][0]
+    assert abs(blind - exact) > 1e-7
+    assert abs(seen - exact) < 1e-7
+    with pytest.raises(ValueError, match="'q' is not a state of the model"):
+        model.run(t_end=1, atol={"q": 1e-9})

@@ -46,7 +46,8 @@ struct LoopContext {
         ledger(setup.ledger),
         detector(setup.ledger.detector()),
         n(setup.model.state_size()),
-        stepper(make_stepper<S>(setup.options.solver, n, StepperTolerances<S>{setup.exact.rtol, setup.exact.atol})),
+        tolerances{setup.exact.rtol, setup.exact.atol, setup.exact.atols},
+        stepper(make_stepper<S>(setup.options.solver, n, tolerances)),
         sliding(setup.model, &setup.ledger.detector(), setup.ledger.field_evals()),
         x_a(n), x_b(n), x_mid(n), scratch(n) {}
 
@@ -57,6 +58,7 @@ struct LoopContext {
   RunLedger<S>& ledger;
   TransitionDetector<S>& detector;
   std::size_t n;
+  StepperTolerances<S> tolerances;  // rtol and the absolute tolerance of each state
   std::unique_ptr<Stepper<S>> stepper;
   SlidingMotion<S> sliding;  // the equivalent dynamics on a sliding surface, when active
   S t = S(0);    // the run's time: the end of the last step taken, or of the last event

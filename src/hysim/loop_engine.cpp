@@ -251,8 +251,8 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
     if (run_.exact.initial_step > S(0)) return run_.exact.initial_step;
     return std::max(run_.exact.min_step,
                     starting_step<S>(run_.rhs_of(run_.mode), run_.t, run_.stepper->x_current(),
-                                     run_.stepper->dxdt_current(), run_.n, run_.exact.t_end, run_.exact.rtol,
-                                     run_.exact.atol, run_.stepper->order(), run_.x_mid.data(), run_.scratch.data()));
+                                     run_.stepper->dxdt_current(), run_.n, run_.exact.t_end,
+                                     run_.tolerances, run_.stepper->order(), run_.x_mid.data(), run_.scratch.data()));
   }
 
   Phase phase(const Resume<S>& resume) const {

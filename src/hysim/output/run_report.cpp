@@ -13,6 +13,11 @@ namespace hysim {
 nlohmann::json options_json(const SimulationOptions& options) {
   nlohmann::json json = nlohmann::json::object();
   visit_options(options, [&](const OptionInfo& info, const auto& value) { json[info.name] = value; });
+  if (!options.atol_states.empty()) {
+    nlohmann::json per_state = nlohmann::json::object();
+    for (const auto& [name, value] : options.atol_states) per_state[name] = value.str();
+    json["atol_states"] = std::move(per_state);
+  }
   return json;
 }
 

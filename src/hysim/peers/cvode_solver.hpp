@@ -118,7 +118,14 @@ class CvodeSolver {
     check(CVodeSetErrHandlerFn(memory, &CvodeSolver::on_cvode_message, this), "CVodeSetErrHandlerFn");
     check(CVodeInit(memory, &CvodeSolver::field_callback, t0, y_.get()), "CVodeInit");
     check(CVodeSetUserData(memory, this), "CVodeSetUserData");
-    check(CVodeSStolerances(memory, exact_.rtol, exact_.atol), "CVodeSStolerances");
+    if (exact_.atols.empty()) {
+      check(CVodeSStolerances(memory, exact_.rtol, exact_.atol), "CVodeSStolerances");
+    } else {  // CVODE keeps a copy of the vector
+      const VectorHandle atols(N_VNew_Serial(static_cast<sunindextype>(n_), context));
+      if (!atols) throw SimulationError(where(t0) + ": N_VNew_Serial failed");
+      std::copy(exact_.atols.begin(), exact_.atols.end(), N_VGetArrayPointer(atols.get()));
+      check(CVodeSVtolerances(memory, exact_.rtol, atols.get()), "CVodeSVtolerances");
+    }
     iteration(t0, context);
     if (exact_.max_step > 0) check(CVodeSetMaxStep(memory, exact_.max_step), "CVodeSetMaxStep");
     if (exact_.min_step > 0) check(CVodeSetMinStep(memory, exact_.min_step), "CVodeSetMinStep");

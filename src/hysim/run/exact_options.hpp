@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/core/scalar.hpp"
@@ -19,6 +20,7 @@ template <class S>
 struct ExactOptions {
   S t_end, rtol, atol, initial_step, max_step, min_step, fixed_step, event_tolerance, output_step;
   S zeno_ratio_tolerance, zeno_horizon;
+  std::vector<S> atols;  // absolute tolerance per state when options give some (atol_states), else empty
 };
 
 template <class S>
@@ -33,7 +35,27 @@ ExactOptions<S> exact_options(const SimulationOptions& o) {
           o.event_tolerance.to<S>("option event_tolerance"),
           o.output_step.to<S>("option output_step"),
           o.zeno_ratio_tolerance.to<S>("option zeno_ratio_tolerance"),
-          o.zeno_horizon.to<S>("option zeno_horizon")};
+          o.zeno_horizon.to<S>("option zeno_horizon"),
+          {}};
+}
+
+// The same, with the absolute tolerances of single states (SimulationOptions::atol_states) laid
+// out over the model's states; a name that is not a state is an error listing them.
+template <class S>
+ExactOptions<S> exact_options(const SimulationOptions& o, const std::vector<std::string>& state_names) {
+  ExactOptions<S> exact = exact_options<S>(o);
+  if (o.atol_states.empty()) return exact;
+  exact.atols.assign(state_names.size(), exact.atol);
+  for (const auto& [name, value] : o.atol_states) {
+    const auto found = std::find(state_names.begin(), state_names.end(), name);
+    if (found == state_names.end()) {
+      std::string states;
+      for (const std::string& s : state_names) states += (states.empty() ? "" : ", ") + s;
+      throw InvalidArgument("option atol: '" + name + "' is not a state of the model (its states: " + states + ")");
+    }
+    exact.atols[static_cast<std::size_t>(found - state_names.begin())] = value.template to<S>("option atol of " + name);
+  }
+  return exact;
 }
 
 // What the checks need to know of the run besides its options.

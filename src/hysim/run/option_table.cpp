@@ -19,7 +19,8 @@ const std::vector<OptionInfo>& option_table() {
       {"rtol", &O::rtol, "", G::kTolerance,
        "relative tolerance of the adaptive solvers and of cvode, 0 < rtol < 1"},
       {"atol", &O::atol, "", G::kTolerance,
-       "absolute tolerance of the adaptive solvers and of cvode, > 0"},
+       "absolute tolerance of the adaptive solvers and of cvode, > 0; NAME=VALUE (repeatable): that of one "
+       "state (the others keep the scalar)"},
       {"initial_step", &O::initial_step, "s", G::kStep,
        "first step of an adaptive solver (cvode: at the start only); 0: estimated "
        "(Hairer & Wanner; cvode: its own)"},

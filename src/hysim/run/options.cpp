@@ -33,6 +33,14 @@ void SimulationOptions::validate() const {
   require(finite(rtol) && exact(rtol) > zero && exact(rtol) < one, "rtol", "0 < rtol < 1", rtol);
   // atol = 0 leaves no error scale where a state is 0 (the weight atol + rtol |x| vanishes).
   require(finite(atol) && exact(atol) > zero, "atol", "atol > 0", atol);
+  for (std::size_t i = 0; i < atol_states.size(); ++i) {
+    const auto& [name, value] = atol_states[i];
+    if (name.empty()) throw InvalidArgument("option atol: NAME=VALUE needs a state's name before '='");
+    require(finite(value) && exact(value) > zero, "atol", "atol of " + name + " > 0", value);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (atol_states[j].first == name) throw InvalidArgument("option atol: state '" + name + "' is given twice");
+    }
+  }
   require(finite(initial_step) && exact(initial_step) >= zero, "initial_step", "initial_step >= 0", initial_step);
   require(finite(max_step) && exact(max_step) >= zero, "max_step", "max_step >= 0 (0: unlimited)", max_step);
   require(finite(min_step) && exact(min_step) >= zero, "min_step", "min_step >= 0", min_step);

@@ -21,6 +21,9 @@ struct SimulationOptions {
                                          //     the default: exact, one-sided, grazing-safe, cheapest
   Decimal rtol{1e-6};            // relative tolerance of adaptive solvers
   Decimal atol{1e-9};            // absolute tolerance of adaptive solvers
+  // Absolute tolerances of single states, NAME -> value (`--atol NAME=VALUE`); the others keep
+  // atol. Checked against the model's states when a run is made (exact_options).
+  std::vector<std::pair<std::string, Decimal>> atol_states{};
   Decimal initial_step{0.0};     // [s] first step; 0: Hairer & Wanner's starting-step estimate
   Decimal max_step{0.0};         // [s] largest step; 0: unlimited (only t_end - t)
   Decimal min_step{0.0};         // [s] smallest step an adaptive solver takes or may shrink to before

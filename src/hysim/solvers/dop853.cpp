@@ -290,7 +290,7 @@ class Dop853Stepper final : public StepperBase<S> {
         e5 += tab_.e5[j] * k_[j][m];
         e3 += tab_.e3[j] * k_[j][m];
       }
-      const S sk = tolerances_.atol + tolerances_.rtol * max(abs(x[m]), abs(this->x_try_[m]));
+      const S sk = tolerances_.atol_at(m) + tolerances_.rtol * max(abs(x[m]), abs(this->x_try_[m]));
       e5_sum += (e5 / sk) * (e5 / sk);
       e3_sum += (e3 / sk) * (e3 / sk);
     }

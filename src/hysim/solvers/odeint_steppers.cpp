@@ -109,16 +109,42 @@ struct SixthStageFinder {
   }
 };
 
+// odeint's ErrorChecker (for controlled_runge_kutta) with the norm of error_ratio, which is
+// that of odeint's default_error_checker (same operations, same order: the same bits) with the
+// absolute tolerance taken per state.
+template <class S>
+class ToleranceChecker {
+ public:
+  using value_type = S;
+  using algebra_type = odeint::range_algebra;
+  using operations_type = odeint::default_operations;
+
+  explicit ToleranceChecker(StepperTolerances<S> tolerances) : tolerances_(std::move(tolerances)) {}
+
+  template <class State, class Deriv, class Err, class Time>
+  S error(algebra_type& /*algebra*/, const State& x_old, const Deriv& dxdt_old, Err& x_err, Time dt) const {
+    return error_ratio(tolerances_, x_err.data(), x_old.data(), dxdt_old.data(), S(dt), x_err.size());
+  }
+  template <class State, class Deriv, class Err, class Time>
+  S error(const State& x_old, const Deriv& dxdt_old, Err& x_err, Time dt) const {
+    algebra_type algebra;
+    return error(algebra, x_old, dxdt_old, x_err, dt);
+  }
+
+ private:
+  StepperTolerances<S> tolerances_;
+};
+
 template <class S>
 class Dopri5Stepper final : public StepperBase<S> {
   using Base = StepperBase<S>;
   using Dopri = odeint::runge_kutta_dopri5<State<S>, S, State<S>, S>;
-  using Checker = odeint::default_error_checker<S, odeint::range_algebra, odeint::default_operations>;
+  using Checker = ToleranceChecker<S>;
   using Controlled = odeint::controlled_runge_kutta<Dopri, Checker>;
 
  public:
   Dopri5Stepper(std::size_t n, const StepperTolerances<S>& tol)
-      : Base(n), controlled_(Checker(tol.atol, tol.rtol)), dense_(n) {}
+      : Base(n), controlled_(Checker(tol)), dense_(n) {}
 
   std::string_view name() const override { return "dopri5"; }
   bool is_adaptive() const override { return true; }
@@ -200,14 +226,14 @@ class Dopri5Stepper final : public StepperBase<S> {
 template <class S, class ErrorStepper, std::size_t kStages>
 class ExplicitPairStepper : public StepperBase<S> {
   using Base = StepperBase<S>;
-  using Checker = odeint::default_error_checker<S, odeint::range_algebra, odeint::default_operations>;
+  using Checker = ToleranceChecker<S>;
   using Controlled = odeint::controlled_runge_kutta<ErrorStepper, Checker>;
   using System = StageRecordingSystem<S, kStages - 1>;
 
  public:
   // theta_d: where the defect is read; dense_order: q, the interpolant's order.
   ExplicitPairStepper(std::size_t n, const StepperTolerances<S>& tol, S theta_d, int dense_order)
-      : Base(n), controlled_(Checker(tol.atol, tol.rtol)), tolerances_(tol), theta_d_(theta_d),
+      : Base(n), controlled_(Checker(tol)), tolerances_(tol), theta_d_(theta_d),
         dense_order_(dense_order), probe_x_(n), probe_slope_(n), probe_f_(n) {}
 
   bool is_adaptive() const override { return true; }

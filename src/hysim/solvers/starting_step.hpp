@@ -11,22 +11,22 @@
 
 namespace hysim {
 
-// At (t0, x0) with f0 = f(t0, x0), for a method of order p and scalar tolerances rtol, atol:
-//   d0 = ||x0||, d1 = ||f0|| (weighted RMS norms, weights atol + rtol |x0_j|)
+// At (t0, x0) with f0 = f(t0, x0), for a method of order p and tolerances rtol, atol_j:
+//   d0 = ||x0||, d1 = ||f0|| (weighted RMS norms, weights atol_j + rtol |x0_j|)
 //   h0 = 0.01 d0 / d1 (1e-6 when either is tiny), at most t_end - t0
 //   d2 = ||f(t0 + h0, x0 + h0 f0) - f0|| / h0
 //   h1 = (0.01 / max(d1, d2))^(1/(p+1))  (max(1e-6, 1e-3 h0) when both are tiny)
 //   h  = min(100 h0, h1)
 // `x1` and `f1` are scratch of n values each.
 template <class S>
-S starting_step(const Rhs<S>& rhs, S t0, const S* x0, const S* f0, std::size_t n, S t_end, S rtol, S atol,
-                int order, S* x1, S* f1) {
+S starting_step(const Rhs<S>& rhs, S t0, const S* x0, const S* f0, std::size_t n, S t_end,
+                const StepperTolerances<S>& tolerances, int order, S* x1, S* f1) {
   using std::abs;
   using std::max;
   using std::min;
   using std::pow;
   using std::sqrt;
-  const auto weight = [&](std::size_t j) { return atol + rtol * abs(x0[j]); };
+  const auto weight = [&](std::size_t j) { return tolerances.atol_at(j) + tolerances.rtol * abs(x0[j]); };
   S d0 = 0, d1 = 0;
   for (std::size_t j = 0; j < n; ++j) {
     d0 += (x0[j] / weight(j)) * (x0[j] / weight(j));

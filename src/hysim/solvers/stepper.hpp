@@ -40,11 +40,15 @@ struct StepOutcome {
 };
 
 // Tolerances of the error control, per component i:
-//   err_i / (atol + rtol * (|x_i| + h |dx_i/dt|)) <= 1   (odeint's default error checker).
+//   err_i / (atol_i + rtol * (|x_i| + h |dx_i/dt|)) <= 1   (odeint's default error checker),
+// with atol_i = atols[i] when the run gives absolute tolerances per state, else atol.
 template <class S>
 struct StepperTolerances {
   S rtol = S(1e-6);
   S atol = S(1e-9);
+  std::vector<S> atols{};  // one per state, or empty: atol for every state
+
+  S atol_at(std::size_t i) const { return atols.empty() ? atol : atols[i]; }
 };
 
 template <class S>

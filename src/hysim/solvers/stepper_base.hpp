@@ -93,7 +93,7 @@ S error_ratio(const StepperTolerances<S>& tol, const S* err, const S* x, const S
   using std::abs;
   S worst = S(0);
   for (std::size_t i = 0; i < n; ++i) {
-    const S ratio = abs(err[i]) / (tol.atol + tol.rtol * (abs(x[i]) + abs(h) * abs(f[i])));
+    const S ratio = abs(err[i]) / (tol.atol_at(i) + tol.rtol * (abs(x[i]) + abs(h) * abs(f[i])));
     if (!(ratio <= worst)) worst = ratio;  // keeps a NaN
   }
   return worst;
@@ -176,7 +176,7 @@ void forward_difference_jacobian(const Rhs<S>& rhs, S t, const S* x, const S* f0
   const S relative = sqrt(unit_roundoff);
   S sum = S(0);
   for (std::size_t i = 0; i < n; ++i) {
-    const S scaled = f0[i] / (tolerances.atol + tolerances.rtol * abs(x[i]));
+    const S scaled = f0[i] / (tolerances.atol_at(i) + tolerances.rtol * abs(x[i]));
     sum += scaled * scaled;
   }
   const S step_in_tolerances = abs(h) * sqrt(sum / S(n));  // |h| ||f||
@@ -186,7 +186,7 @@ void forward_difference_jacobian(const Rhs<S>& rhs, S t, const S* x, const S* f0
   std::copy(x, x + n, x_scratch);
   for (std::size_t j = 0; j < n; ++j) {
     const S xj = x_scratch[j];
-    const S weight = tolerances.atol + tolerances.rtol * abs(xj);
+    const S weight = tolerances.atol_at(j) + tolerances.rtol * abs(xj);
     const S increment = max(relative * abs(xj), min_increment * weight);
     x_scratch[j] = xj + (increment > S(0) ? increment : relative);  // 0: atol = 0 at x_j = 0
     const S delta = x_scratch[j] - xj;
