@@ -652,5 +652,40 @@ TEST(ModelFileCrossings, PrintParsesBack) {
   EXPECT_EQ(lang::print(lang::parse(lang::SourceText("p.hym", printed))), printed);
 }
 
+// ---- absolute tolerances per state ----------------------------------------------------------
+
+// `state small = 1e-6 atol 1e-15` gives the state its own absolute tolerance, as
+// `--atol small=1e-15` does (the same run, to the bit), and an option naming it overrides it.
+TEST(ModelFileStateTolerances, AStateDeclaresItsOwnAtol) {
+  const std::string body = "mode a { der(big) = -big; der(small) = -10*small }\ncrossing tiny (small - 5e-7) down\n";
+  const Model<double> plain = model_of("model decay\nstate big = 1e6, small = 1e-6\n" + body);
+  const Model<double> declared = model_of("model decay\nstate big = 1e6, small = 1e-6 atol 1e-15 \"tiny\"\n" + body);
+  ASSERT_EQ(declared.state_atol.size(), 2u);
+  EXPECT_NE(declared.state_atol[0], declared.state_atol[0]);  // NaN: big keeps the run's atol
+  EXPECT_EQ(declared.state_atol[1], 1e-15);
+  SimulationOptions options;
+  options.t_end = 1;
+  options.rtol = 1e-6;
+  options.atol = 1e-3;
+  const auto first_event = [&](const Model<double>& model, const SimulationOptions& o) {
+    const auto run = testing::collect(model, o);
+    return run.rows.empty() ? -1.0 : run.rows[0].t;
+  };
+  SimulationOptions by_option = options;
+  by_option.atol_states = {{"small", Decimal("1e-15")}};
+  EXPECT_EQ(first_event(declared, options), first_event(plain, by_option));
+  EXPECT_NEAR(first_event(declared, options), std::log(2.0) / 10, 1e-6);
+  SimulationOptions overridden = options;
+  overridden.atol_states = {{"small", Decimal("1e-3")}};
+  EXPECT_EQ(first_event(declared, overridden), first_event(plain, options));
+  EXPECT_TRUE(contains(error_of("model m\nstate x = 1 atol 0\nmode a { der(x) = -x }\n"),
+                       "bad.hym:2:13: error: the atol of state 'x' must be > 0, not 0"));
+  EXPECT_TRUE(contains(error_of("model m\nstate x = 1 atol small\nmode a { der(x) = -x }\n"),
+                       "the absolute tolerance of state 'x' after atol: a number"));
+  const std::string text = "model m\nstate x = 1 atol 1e-12 \"position\", v = 0\nmode a { der(x) = v; der(v) = -x }\n";
+  const std::string printed = lang::print(lang::parse(lang::SourceText("p.hym", text)));
+  EXPECT_TRUE(contains(printed, "state x = 1 atol 1e-12 \"position\"\n")) << printed;
+}
+
 }  // namespace
 }  // namespace hysim

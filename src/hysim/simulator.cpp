@@ -56,7 +56,7 @@ class Simulator<S>::Impl {
       : model_(model),
         options_(validated(std::move(options))),
         settings_(std::move(settings)),
-        exact_(exact_options<S>(options_, model.state_names)),
+        exact_(exact_options<S>(options_, model.state_names, model.state_atol)),
         info_(checked_strategy(options_, settings_)),
         strategy_(info_.is_driver() ? nullptr : info_.make<S>(StrategyTuning(options_, settings_, info_.options))),
         ledger_(model, options_, exact_, &stats_) {

@@ -77,6 +77,9 @@ struct Model {
   int initial_mode = 0;
   S t0 = S(0);
   std::vector<S> x0;
+  // The model's own absolute tolerance of each state (a model file's `state x = 1 atol 1e-12`),
+  // NaN where it gives none; empty: none at all. A run's `--atol NAME=VALUE` overrides it.
+  std::vector<S> state_atol;
   ZenoContinuation<S> zeno;
 
   std::size_t state_size() const { return state_names.size(); }

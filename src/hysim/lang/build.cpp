@@ -76,6 +76,9 @@ class Builder {
     for (const auto& s : spec_.states) {
       model.state_names.push_back(s.name);
       model.x0.push_back(finite(s.initial, "the initial value of '" + s.name + "'", s.where));
+      if (s.atol.empty()) continue;
+      model.state_atol.resize(spec_.states.size(), std::numeric_limits<S>::quiet_NaN());
+      model.state_atol[model.state_names.size() - 1] = parse_decimal<S>(s.atol, "the atol of state '" + s.name + "'");
     }
     for (const auto& m : spec_.modes) {
       model.add_mode(m.name, m.algebraic ? FieldFunction<S>{} : field(m.field, m.where), m.description);

@@ -279,7 +279,7 @@ class Parser : public ExpressionParser {
         definitions(&model.parameters, true, true);
       } else if (word == "state") {
         next();
-        definitions(&model.states, true);
+        definitions(&model.states, true, false, /*tolerated=*/true);
       } else if (word == "let") {
         next();
         definitions(&model.lets, false);
@@ -331,9 +331,9 @@ class Parser : public ExpressionParser {
   }
 
  private:
-  // NAME = EXPRESSION [in [LOW, HIGH]] ["description"] {, ...}; the range only with `ranged`
-  // (parameters).
-  void definitions(std::vector<Definition>* out, bool described, bool ranged = false) {
+  // NAME = EXPRESSION [in [LOW, HIGH]] [atol NUMBER] ["description"] {, ...}; the range only with
+  // `ranged` (parameters), the absolute tolerance only with `tolerated` (states).
+  void definitions(std::vector<Definition>* out, bool described, bool ranged = false, bool tolerated = false) {
     do {
       Definition d;
       const Token& name = expect(TokenKind::kName, "a name");
@@ -342,6 +342,10 @@ class Parser : public ExpressionParser {
       expect(TokenKind::kEquals, "'=' and a value after '" + d.name + "'");
       d.value = expression();
       if (ranged && at_word("in") && peek(1).kind == TokenKind::kLeftBracket) range(&d);
+      if (tolerated && at_word("atol")) {
+        d.atol_where = next().where;
+        d.atol = expect(TokenKind::kNumber, "the absolute tolerance of state '" + d.name + "' after atol: a number").text;
+      }
       if (described && at(TokenKind::kString)) d.description = next().text;
       out->push_back(std::move(d));
     } while (accept(TokenKind::kComma));

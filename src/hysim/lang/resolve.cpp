@@ -140,7 +140,11 @@ class Resolver {
     for (std::size_t i = 0; i < syntax_.states.size(); ++i) {
       const Definition& d = syntax_.states[i];
       if (!expressions_.declare(d.name, d.where, NameKind::kState, static_cast<int>(spec_.states.size()))) continue;
-      spec_.states.push_back(StateInfo{d.name, -1, d.description, d.where});
+      spec_.states.push_back(StateInfo{d.name, -1, d.description, d.where, d.atol});
+      if (!d.atol.empty() && expressions_.finite_literal(d.atol, d.atol_where, "the atol of state '" + d.name + "'") &&
+          !(parse_decimal<double>(d.atol, "atol") > 0)) {
+        error(d.atol_where, "the atol of state '" + d.name + "' must be > 0, not " + d.atol);
+      }
     }
     for (std::size_t i = 0; i < syntax_.lets.size(); ++i) {
       expressions_.declare(syntax_.lets[i].name, syntax_.lets[i].where, NameKind::kLet, static_cast<int>(i));

@@ -29,6 +29,7 @@ struct StateInfo {
   NodeId initial = -1;  // an expression of parameters
   std::string description;
   Location where;
+  std::string atol{};  // its own absolute tolerance as written (> 0); empty: the run's atol
 };
 
 // A comparison of the guard, normalised to e(t, x) REL 0: "a < b" gives e = a - b (or a when

@@ -191,6 +191,7 @@ void print_definitions(const char* word, const std::vector<Definition>& definiti
   for (const Definition& d : definitions) {
     *out += std::string(word) + " " + d.name + " = " + print(*d.value);
     if (!d.low.empty() || !d.high.empty()) *out += " in [" + d.low + ", " + d.high + "]";
+    if (!d.atol.empty()) *out += " atol " + d.atol;
     if (described_inline) {
       *out += described(d.description);
     } else if (!d.description.empty()) {

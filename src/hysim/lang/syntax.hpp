@@ -43,6 +43,9 @@ struct Definition {
   // empty when it declares none.
   std::string low{}, high{};
   Location range_where{};
+  // A state's own absolute tolerance, "atol NUMBER": the literal as written; empty: none.
+  std::string atol{};
+  Location atol_where{};
 };
 
 // der(STATE) = EXPRESSION in a flow or mode block; STATE := EXPRESSION in a reset block.

@@ -39,13 +39,18 @@ ExactOptions<S> exact_options(const SimulationOptions& o) {
           {}};
 }
 
-// The same, with the absolute tolerances of single states (SimulationOptions::atol_states) laid
-// out over the model's states; a name that is not a state is an error listing them.
+// The same, with the absolute tolerances of single states laid out over the model's states:
+// the options' (SimulationOptions::atol_states; a name that is not a state is an error listing
+// them), else the model's own (model_atol, NaN where it gives none), else atol.
 template <class S>
-ExactOptions<S> exact_options(const SimulationOptions& o, const std::vector<std::string>& state_names) {
+ExactOptions<S> exact_options(const SimulationOptions& o, const std::vector<std::string>& state_names,
+                              const std::vector<S>& model_atol = {}) {
   ExactOptions<S> exact = exact_options<S>(o);
-  if (o.atol_states.empty()) return exact;
+  if (o.atol_states.empty() && model_atol.empty()) return exact;
   exact.atols.assign(state_names.size(), exact.atol);
+  for (std::size_t i = 0; i < model_atol.size() && i < exact.atols.size(); ++i) {
+    if (model_atol[i] == model_atol[i]) exact.atols[i] = model_atol[i];
+  }
   for (const auto& [name, value] : o.atol_states) {
     const auto found = std::find(state_names.begin(), state_names.end(), name);
     if (found == state_names.end()) {
