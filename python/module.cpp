@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -304,8 +305,26 @@ struct Collector final : Observer<S> {
   std::vector<int> sample_mode;
   bool keep_trajectory = true;
   StopPoll* stop = nullptr;
+  // Streaming (run(on_chunk=...)): once `chunk` rows of either kind are kept, flush() hands
+  // them over and they are cleared (their capacity stays: memory does not grow with the run).
+  std::size_t chunk = 0;
+  std::function<void()> flush;
 
   void on_step(S, S, StepLimit) override { stop->poll(); }
+  void clear() {
+    index.clear();
+    t.clear();
+    x_pre.clear();
+    x_post.clear();
+    from.clear();
+    to.clear();
+    kind.clear();
+    one_sided.clear();
+    guard.clear();
+    sample_t.clear();
+    sample_x.clear();
+    sample_mode.clear();
+  }
 
   void on_event(const EventRecord<S>& r) override {
     index.push_back(r.index);
@@ -317,12 +336,14 @@ struct Collector final : Observer<S> {
     guard.emplace_back(r.guard);
     x_pre.insert(x_pre.end(), r.x_pre.begin(), r.x_pre.end());
     x_post.insert(x_post.end(), r.x_post.begin(), r.x_post.end());
+    if (chunk > 0 && t.size() >= chunk) flush();
   }
   void on_sample(S time, int mode, std::span<const S> x) override {
     if (!keep_trajectory) return;
     sample_t.push_back(time);
     sample_mode.push_back(mode);
     sample_x.insert(sample_x.end(), x.begin(), x.end());
+    if (chunk > 0 && sample_t.size() >= chunk) flush();
   }
 };
 
@@ -361,8 +382,17 @@ py::dict events_dict(const Model<S>& model, const Collector<S>& collected, const
     class_names.push_back(py::str(transition_class_name(static_cast<TransitionClass>(c))));
   }
   std::map<std::string, py::object> guard_names;
+  std::map<std::string, int> guard_codes;  // in the order of first appearance
+  py::list guard_list;
+  std::vector<int> guard_code;
+  guard_code.reserve(collected.guard.size());
   for (const std::string& g : collected.guard) {
-    if (guard_names.find(g) == guard_names.end()) guard_names.emplace(g, py::str(g));
+    if (guard_names.find(g) == guard_names.end()) {
+      guard_names.emplace(g, py::str(g));
+      guard_codes.emplace(g, static_cast<int>(guard_codes.size()));
+      guard_list.append(guard_names.at(g));
+    }
+    guard_code.push_back(guard_codes.at(g));
   }
   const std::size_t rows = collected.t.size();
   const auto column = [&](const auto& name_of) {
@@ -382,8 +412,59 @@ py::dict events_dict(const Model<S>& model, const Collector<S>& collected, const
   events["x_pre"] = to_array(collected.x_pre, n);
   events["x_post"] = to_array(collected.x_post, n);
   events["t_exact"] = exact_text(collected.t);
+  // The same names as codes (categorical columns): modes index result["modes"], classes
+  // hysim.classes(), guards events["guards"] (each name once, in order of first appearance).
+  const auto ints = [](const std::vector<int>& v) { return py::array_t<int>(static_cast<py::ssize_t>(v.size()), v.data()); };
+  events["from_code"] = ints(collected.from);
+  events["to_code"] = ints(collected.to);
+  events["class_code"] = ints(collected.kind);
+  events["guard_code"] = ints(guard_code);
+  events["guards"] = guard_list;
   return events;
 }
+
+template <class S>
+py::dict trajectory_dict(const Model<S>& model, const Collector<S>& collected) {
+  py::dict traj;
+  traj["t"] = to_array(collected.sample_t);
+  traj["mode"] = py::array_t<int>(static_cast<py::ssize_t>(collected.sample_mode.size()), collected.sample_mode.data());
+  traj["x"] = to_array(collected.sample_x, model.state_size());
+  return traj;
+}
+
+// run(on_chunk=f, chunk=N): the rows kept so far go to f({"events": ..., "trajectory": ...}),
+// called with the GIL from the run's thread; an exception f raises stops the run and is raised
+// again when it returns.
+template <class S>
+struct ChunkSink {
+  const Model<S>& model;
+  Collector<S>& collected;
+  py::object callback;
+  py::list mode_names;
+  std::atomic<bool>* stop_flag;
+  std::unique_ptr<py::error_already_set> error;
+
+  void operator()() {
+    if (error) return;
+    py::gil_scoped_acquire gil;
+    py::dict chunk;
+    chunk["events"] = events_dict(model, collected, mode_names);
+    chunk["trajectory"] = trajectory_dict(model, collected);
+    collected.clear();
+    try {
+      callback(chunk);
+    } catch (py::error_already_set& raised) {
+      error = std::make_unique<py::error_already_set>(std::move(raised));
+      stop_flag->store(true, std::memory_order_relaxed);
+    }
+  }
+  void raise() {
+    if (!error) return;
+    error->restore();
+    error.reset();
+    throw py::error_already_set();
+  }
+};
 
 py::dict stats_dict(const RunStatistics& s) {
   py::dict stats;
@@ -398,9 +479,15 @@ py::dict stats_dict(const RunStatistics& s) {
   return stats;
 }
 
+// on_chunk: None, or a callable that receives the rows in chunks of `chunk` (run(), docs/python.md).
+struct Streaming {
+  py::object on_chunk = py::none();
+  std::size_t chunk = 0;
+};
+
 template <class S>
 py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory, double time_limit,
-                const study::StartChoice& start) {
+                const study::StartChoice& start, const Streaming& streaming) {
   Model<S> built = m.entry->make<S>(m.values);
   study::apply_start(start, &built);
   const Model<S>& model = built;
@@ -411,6 +498,13 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   Collector<S> collected;
   collected.keep_trajectory = trajectory;
   collected.stop = &stop;
+  py::list mode_names;
+  for (const auto& mode : model.modes) mode_names.append(mode.name);
+  ChunkSink<S> sink{model, collected, streaming.on_chunk, mode_names, &stop_flag, nullptr};
+  if (!streaming.on_chunk.is_none()) {
+    collected.chunk = streaming.chunk;
+    collected.flush = [&sink] { sink(); };
+  }
   RunResult<S> result;
   {
     py::gil_scoped_release release;
@@ -419,12 +513,13 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   if (result.reason == RunReason::kInterrupted && stop.timed_out) {
     result.message = "time limit (" + format_scalar(stop.time_limit(), 6) + " s): " + result.message;
   }
-  py::list mode_names;
-  for (const auto& mode : model.modes) mode_names.append(mode.name);
-  py::dict traj;
-  traj["t"] = to_array(collected.sample_t);
-  traj["mode"] = py::array_t<int>(static_cast<py::ssize_t>(collected.sample_mode.size()), collected.sample_mode.data());
-  traj["x"] = to_array(collected.sample_x, model.state_size());
+  if (collected.flush) {  // the last rows, then an error the callback raised
+    {
+      py::gil_scoped_release release;
+      sink();
+    }
+    sink.raise();
+  }
   py::dict out;
   out["model"] = model.name;
   out["states"] = model.state_names;
@@ -438,7 +533,7 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   out["stats"] = stats_dict(result.stats);
   out["warnings"] = result.warnings;  // e.g. an explicit solver that found the field stiff
   out["events"] = events_dict(model, collected, mode_names);
-  out["trajectory"] = traj;
+  out["trajectory"] = trajectory_dict(model, collected);
   stop.raise_with(out);  // Ctrl-C: KeyboardInterrupt, with this partial result as exc.result
   return out;
 }
@@ -620,8 +715,14 @@ study::StartChoice start_from(const py::object& t0, const py::object& x0, const 
 
 py::dict run(const PyModel& model, const py::object& scalar_object, const py::object& trajectory_object,
              const py::object& time_limit_object, const py::object& t0, const py::object& x0,
-             const py::object& mode, const py::kwargs& kwargs) {
+             const py::object& mode, const py::object& on_chunk, const py::object& chunk, const py::kwargs& kwargs) {
   const study::StartChoice start = start_from(t0, x0, mode);
+  Streaming streaming{on_chunk, 0};
+  if (!on_chunk.is_none()) {
+    if (!PyCallable_Check(on_chunk.ptr())) throw InvalidArgument("on_chunk: a callable taking one dict, or None");
+    streaming.chunk = as_int<std::size_t>(chunk, "chunk");
+    if (streaming.chunk == 0) throw InvalidArgument("chunk: rows per call to on_chunk, >= 1");
+  }
   const std::string scalar = as_str(scalar_object, "scalar");
   const bool trajectory = as_bool(trajectory_object, "trajectory");
   const double time_limit = time_limit_object.is_none() ? 0.0 : as_number(time_limit_object, "time_limit");
@@ -631,11 +732,11 @@ py::dict run(const PyModel& model, const py::object& scalar_object, const py::ob
   }
   const SimulationOptions options = options_from(model, kwargs);
   switch (parse_scalar_kind(scalar)) {
-    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit, start);
-    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit, start);
+    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit, start, streaming);
+    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit, start, streaming);
     case ScalarKind::kDouble: break;
   }
-  return run_in<double>(model, options, trajectory, time_limit, start);
+  return run_in<double>(model, options, trajectory, time_limit, start, streaming);
 }
 
 // What a Model says of itself before any run: its states, its modes, its repr.
@@ -707,8 +808,9 @@ void bind_model(py::module_& module) {
                              })
       .def("run", &run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            py::arg("time_limit") = py::none(), py::arg("t0") = py::none(), py::arg("x0") = py::none(),
-           py::arg("mode") = py::none(),
-           "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, **options): one "
+           py::arg("mode") = py::none(), py::arg("on_chunk") = py::none(), py::arg("chunk") = 100000,
+           "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, on_chunk=None, "
+           "chunk=100000, **options): one "
            "simulation, started at t0 (default: the model's), with the states of the dict x0 (name: value) "
            "replacing the model's initial values, in mode `mode` (default: the model's initial mode), so that a "
            "run can continue from another's final state; options are the "
@@ -716,7 +818,9 @@ void bind_model(py::module_& module) {
            "option given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
            "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays). time_limit [s] of wall "
            "time: the run stops there with reason 'interrupted' and returns what it computed. Ctrl-C raises "
-           "KeyboardInterrupt with that partial result as its attribute `result`")
+           "KeyboardInterrupt with that partial result as its attribute `result`. on_chunk: a callable that "
+           "receives the rows as they come, {'events': ..., 'trajectory': ...} each time `chunk` rows of either "
+           "are kept and once at the end, so that memory stays flat over a long run; the result then holds no rows")
       .def("sweep",
            [](const PyModel& model, const py::object& params, const py::object& draws, const py::object& seed,
               const py::object& jobs, const py::object& events, const py::object& first, const py::object& runs,
@@ -771,6 +875,13 @@ void bind_functions(py::module_& module) {
     for (const auto& entry : model_catalog()) out.append(entry.name);
     return out;
   }, "the names of the built-in models");
+  module.def("classes", [] {
+    py::list out;
+    for (int c = 0; c <= static_cast<int>(TransitionClass::kMythical); ++c) {
+      out.append(transition_class_name(static_cast<TransitionClass>(c)));
+    }
+    return out;
+  }, "the classes of a mode visited at an event, in the order of events['class_code']");
   module.def("strategies", [] {
     py::list out;
     for (const auto& s : strategy_catalog()) out.append(s.name);

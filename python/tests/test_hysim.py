@@ -345,3 +345,37 @@ def test_absolute_tolerances_per_state():
     assert abs(seen - exact) < 1e-7
     with pytest.raises(ValueError, match="'q' is not a state of the model"):
         model.run(t_end=1, atol={"q": 1e-9})
+
+
+def test_a_long_run_streams_its_rows_in_chunks():
+    model = hysim.Model("pwm-servo", preset="tracking")
+    whole = model.run(t_end=5)
+    chunks = []
+    streamed = model.run(t_end=5, on_chunk=chunks.append, chunk=50)
+    assert len(chunks) > 2
+    assert all(len(c["trajectory"]["t"]) <= 50 and len(c["events"]["t"]) <= 50 for c in chunks)
+    import numpy
+    for part in ("events", "trajectory"):
+        joined = numpy.concatenate([c[part]["t"] for c in chunks])
+        assert numpy.array_equal(joined, whole[part]["t"])
+    assert [g for c in chunks for g in c["events"]["guard"]] == list(whole["events"]["guard"])
+    assert len(streamed["events"]["t"]) == 0 and len(streamed["trajectory"]["t"]) == 0
+    assert streamed["stats"] == whole["stats"]
+
+    def refuse(chunk):
+        raise RuntimeError("enough")
+    with pytest.raises(RuntimeError, match="enough"):
+        model.run(t_end=5, on_chunk=refuse, chunk=10)
+    with pytest.raises(ValueError, match="chunk"):
+        model.run(t_end=5, on_chunk=chunks.append, chunk=0)
+
+
+def test_event_names_come_as_codes_too():
+    result = hysim.Model("bouncing-ball").run(t_end=3, trajectory=False)
+    events = result["events"]
+    assert events["from_code"].dtype.kind == "i" and events["guard_code"].dtype.kind == "i"
+    assert [result["modes"][c] for c in events["from_code"]] == list(events["from"])
+    assert [result["modes"][c] for c in events["to_code"]] == list(events["to"])
+    assert [hysim.classes()[c] for c in events["class_code"]] == list(events["class"])
+    assert [events["guards"][c] for c in events["guard_code"]] == list(events["guard"])
+    assert len(set(events["guards"])) == len(events["guards"])
