@@ -379,3 +379,24 @@ def test_event_names_come_as_codes_too():
     assert [hysim.classes()[c] for c in events["class_code"]] == list(events["class"])
     assert [events["guards"][c] for c in events["guard_code"]] == list(events["guard"])
     assert len(set(events["guards"])) == len(events["guards"])
+
+
+def test_type_stubs_declare_every_name_the_module_binds():
+    import ast
+    stub_path = os.path.join(os.path.dirname(hysim.__file__), "hysim.pyi")
+    assert os.path.exists(stub_path), "hysim.pyi is not beside the module"
+    with open(stub_path) as f:
+        tree = ast.parse(f.read())
+    top = set()
+    model_members = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            top.add(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            top.add(node.target.id)
+        if isinstance(node, ast.ClassDef) and node.name == "Model":
+            model_members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+    bound = {name for name in dir(hysim) if not name.startswith("_")} | {"__version__"}
+    assert bound <= top, f"not in hysim.pyi: {sorted(bound - top)}"
+    public = {name for name in dir(hysim.Model) if not name.startswith("_")}
+    assert public <= model_members, f"Model members not in hysim.pyi: {sorted(public - model_members)}"
