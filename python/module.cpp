@@ -645,9 +645,18 @@ py::dict sweep_columns(const study::SweepColumns& columns, const std::vector<stu
     for (const auto& row : rows) list.append(field(row));
     return list;
   };
-  const auto count = [](const std::optional<std::int64_t>& n) { return n ? static_cast<double>(*n) : std::nan(""); };
+  // Counts are int64 columns; -1 where a run has none (failed, refused, not run: its reason says).
+  const auto counts = [&](const auto& field) {
+    py::array_t<std::int64_t> array(static_cast<py::ssize_t>(rows.size()));
+    auto view = array.mutable_unchecked<1>();
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const std::optional<std::int64_t> n = field(rows[r]);
+      view(static_cast<py::ssize_t>(r)) = n ? *n : -1;
+    }
+    return array;
+  };
   py::dict out;
-  out["run"] = numbers([](const study::SweepRow& r) { return static_cast<double>(r.run); });
+  out["run"] = counts([](const study::SweepRow& r) { return std::optional<std::int64_t>(r.run); });
   for (std::size_t a = 0; a < columns.swept.size(); ++a) {
     out[py::str(columns.swept[a])] = numbers([&](const study::SweepRow& r) { return r.swept[a].value; });
   }
@@ -655,17 +664,17 @@ py::dict sweep_columns(const study::SweepColumns& columns, const std::vector<stu
   out["message"] = texts([](const study::SweepRow& r) { return r.message; });
   out["t"] = numbers([](const study::SweepRow& r) { return r.t.value; });
   out["mode"] = texts([](const study::SweepRow& r) { return r.mode; });
-  out["events"] = numbers([&](const study::SweepRow& r) { return count(r.events); });
+  out["events"] = counts([](const study::SweepRow& r) { return r.events; });
   for (std::size_t k = 0; k < static_cast<std::size_t>(columns.event_columns); ++k) {
     out[py::str("t_event" + std::to_string(k + 1))] = numbers([&](const study::SweepRow& r) { return r.event_times[k].value; });
   }
   for (std::size_t i = 0; i < columns.states.size(); ++i) {
     out[py::str(columns.states[i])] = numbers([&](const study::SweepRow& r) { return r.state[i].value; });
   }
-  out["steps"] = numbers([&](const study::SweepRow& r) { return count(r.steps); });
-  out["rejected"] = numbers([&](const study::SweepRow& r) { return count(r.rejected); });
-  out["field_evals"] = numbers([&](const study::SweepRow& r) { return count(r.field_evals); });
-  out["guard_evals"] = numbers([&](const study::SweepRow& r) { return count(r.guard_evals); });
+  out["steps"] = counts([](const study::SweepRow& r) { return r.steps; });
+  out["rejected"] = counts([](const study::SweepRow& r) { return r.rejected; });
+  out["field_evals"] = counts([](const study::SweepRow& r) { return r.field_evals; });
+  out["guard_evals"] = counts([](const study::SweepRow& r) { return r.guard_evals; });
   out["wall_s"] = numbers([](const study::SweepRow& r) { return r.wall_s.value; });
   return out;
 }

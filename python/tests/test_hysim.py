@@ -255,6 +255,9 @@ def test_a_sweep_on_a_dask_local_cluster_gives_the_programs_summary(tmp_path):
             ours = summary[column][i]
             if column in ("reason", "message", "mode"):
                 assert ours == text, (i, column)
+            elif column in ("run", "events", "steps", "rejected", "field_evals", "guard_evals"):
+                assert summary[column].dtype == np.int64, column
+                assert (ours == -1 and text == "") or ours == int(text), (i, column)
             else:
                 assert (math.isnan(ours) and text == "") or ours == float(text), (i, column)
 
