@@ -309,6 +309,9 @@ struct Collector final : Observer<S> {
   // them over and they are cleared (their capacity stays: memory does not grow with the run).
   std::size_t chunk = 0;
   std::function<void()> flush;
+  // t_eval: only the samples at these times (increasing), each once; empty: every sample.
+  std::vector<S> keep_only;
+  std::size_t next_keep = 0;
 
   void on_step(S, S, StepLimit) override { stop->poll(); }
   void clear() {
@@ -340,6 +343,11 @@ struct Collector final : Observer<S> {
   }
   void on_sample(S time, int mode, std::span<const S> x) override {
     if (!keep_trajectory) return;
+    if (!keep_only.empty()) {
+      while (next_keep < keep_only.size() && keep_only[next_keep] < time) ++next_keep;
+      if (next_keep == keep_only.size() || keep_only[next_keep] != time) return;
+      ++next_keep;  // the first sample at that time (at an event: the state before it)
+    }
     sample_t.push_back(time);
     sample_mode.push_back(mode);
     sample_x.insert(sample_x.end(), x.begin(), x.end());
@@ -498,6 +506,7 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   Collector<S> collected;
   collected.keep_trajectory = trajectory;
   collected.stop = &stop;
+  for (const Decimal& t : options.output_times) collected.keep_only.push_back(t.template to<S>("t_eval"));
   py::list mode_names;
   for (const auto& mode : model.modes) mode_names.append(mode.name);
   ChunkSink<S> sink{model, collected, streaming.on_chunk, mode_names, &stop_flag, nullptr};
@@ -724,7 +733,8 @@ study::StartChoice start_from(const py::object& t0, const py::object& x0, const 
 
 py::dict run(const PyModel& model, const py::object& scalar_object, const py::object& trajectory_object,
              const py::object& time_limit_object, const py::object& t0, const py::object& x0,
-             const py::object& mode, const py::object& on_chunk, const py::object& chunk, const py::kwargs& kwargs) {
+             const py::object& mode, const py::object& on_chunk, const py::object& chunk, const py::object& t_eval,
+             const py::kwargs& kwargs) {
   const study::StartChoice start = start_from(t0, x0, mode);
   Streaming streaming{on_chunk, 0};
   if (!on_chunk.is_none()) {
@@ -739,7 +749,15 @@ py::dict run(const PyModel& model, const py::object& scalar_object, const py::ob
     throw InvalidArgument("time_limit: " + format_scalar(time_limit, 6) +
                           " is not a number of seconds in [0, 3.2e7] (0 or None: none)");
   }
-  const SimulationOptions options = options_from(model, kwargs);
+  SimulationOptions options = options_from(model, kwargs);
+  if (!t_eval.is_none()) {  // the samples at exactly these times (SimulationOptions::output_times)
+    if (!trajectory) throw InvalidArgument("t_eval: the times of the trajectory, which trajectory=False leaves out");
+    for (const py::handle& t : py::iterable(t_eval)) {
+      options.output_times.push_back(py::isinstance<py::str>(t) ? Decimal(t.cast<std::string>(), "t_eval")
+                                                                 : Decimal(as_number(t, "t_eval")));
+    }
+    options.validate();
+  }
   switch (parse_scalar_kind(scalar)) {
     case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit, start, streaming);
     case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit, start, streaming);
@@ -772,6 +790,23 @@ void describe_model(py::class_<PyModel>& model) {
                std::to_string(m.values.values().size()) + " parameters>";
       });
 }
+
+// Model.run's docstring.
+constexpr const char* kRunDoc =
+    "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, on_chunk=None, "
+    "chunk=100000, t_eval=None, **options): one "
+    "simulation, started at t0 (default: the model's), with the states of the dict x0 (name: value) "
+    "replacing the model's initial values, in mode `mode` (default: the model's initial mode), so that a "
+    "run can continue from another's final state; options are the "
+    "fields of `hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real "
+    "option given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
+    "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays). time_limit [s] of wall "
+    "time: the run stops there with reason 'interrupted' and returns what it computed. Ctrl-C raises "
+    "KeyboardInterrupt with that partial result as its attribute `result`. on_chunk: a callable that "
+    "receives the rows as they come, {'events': ..., 'trajectory': ...} each time `chunk` rows of either "
+    "are kept and once at the end, so that memory stays flat over a long run; the result then holds no rows. "
+    "t_eval: increasing times in [t0, t_end]; the trajectory then holds the state at exactly those times "
+    "(from the dense output; at an event time, the state before it) and nothing else";
 
 // The class Model: a model with its parameter values, and what runs on it.
 void bind_model(py::module_& module) {
@@ -818,18 +853,8 @@ void bind_model(py::module_& module) {
       .def("run", &run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            py::arg("time_limit") = py::none(), py::arg("t0") = py::none(), py::arg("x0") = py::none(),
            py::arg("mode") = py::none(), py::arg("on_chunk") = py::none(), py::arg("chunk") = 100000,
-           "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, on_chunk=None, "
-           "chunk=100000, **options): one "
-           "simulation, started at t0 (default: the model's), with the states of the dict x0 (name: value) "
-           "replacing the model's initial values, in mode `mode` (default: the model's initial mode), so that a "
-           "run can continue from another's final state; options are the "
-           "fields of `hysim options` (t_end=..., solver=..., strategy=..., rtol=..., output_step=...); a real "
-           "option given as a str (t_end='0.1') is parsed in the run's scalar type, exactly. Returns a dict: "
-           "reason, message, t, mode, x, stats, events (arrays), trajectory (arrays). time_limit [s] of wall "
-           "time: the run stops there with reason 'interrupted' and returns what it computed. Ctrl-C raises "
-           "KeyboardInterrupt with that partial result as its attribute `result`. on_chunk: a callable that "
-           "receives the rows as they come, {'events': ..., 'trajectory': ...} each time `chunk` rows of either "
-           "are kept and once at the end, so that memory stays flat over a long run; the result then holds no rows")
+           py::arg("t_eval") = py::none(),
+           kRunDoc)
       .def("sweep",
            [](const PyModel& model, const py::object& params, const py::object& draws, const py::object& seed,
               const py::object& jobs, const py::object& events, const py::object& first, const py::object& runs,

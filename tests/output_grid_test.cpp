@@ -3,8 +3,10 @@
 // the bit; Simulator::stop_when ends a run on request (SIGINT in `hysim run`).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <vector>
 
 #include "hysim/core/errors.hpp"
 #include "test_support.hpp"
@@ -113,6 +115,31 @@ TEST(StopWhen, EndsTheRunAtTheNextStepWithEverythingPassedOn) {
   EXPECT_GE(result.stats.events, 10);
   EXPECT_LE(result.stats.events, 11);
   EXPECT_TRUE(testing::contains(result.message, "interrupted at t = "));
+}
+
+// output_times: samples at exactly the given times (besides t0, t_end and the events' sides),
+// the events and the work unchanged to the bit; a time outside [t0, t_end] is refused.
+TEST(OutputTimes, SamplesAtTheGivenTimesOnly) {
+  const Model<double> model = testing::catalog_model<double>("bouncing-ball");
+  SimulationOptions options;
+  options.t_end = 3;
+  RunResult<double> plain_result, timed_result;
+  const auto plain = testing::collect(model, options, true, &plain_result);
+  options.output_times = {Decimal("0.3"), Decimal("1"), Decimal("2.25")};
+  const auto timed = testing::collect(model, options, true, &timed_result);
+  ASSERT_EQ(plain.rows.size(), timed.rows.size());
+  for (std::size_t i = 0; i < plain.rows.size(); ++i) EXPECT_EQ(plain.rows[i].t, timed.rows[i].t);
+  EXPECT_EQ(plain_result.stats.rhs_evals, timed_result.stats.rhs_evals);
+  std::vector<double> inside;
+  for (const auto& sample : timed.samples) {
+    const bool event_side = std::any_of(timed.rows.begin(), timed.rows.end(), [&](const auto& r) { return r.t == sample.t; });
+    if (sample.t != 0 && sample.t != 3 && !event_side) inside.push_back(sample.t);
+  }
+  EXPECT_EQ(inside, (std::vector<double>{0.3, 1.0, 2.25}));
+  options.output_times = {Decimal("1"), Decimal("4")};
+  EXPECT_THROW(Simulator<double>(model, options), InvalidArgument);
+  options.output_times = {Decimal("1"), Decimal("0.5")};
+  EXPECT_THROW(options.validate(), InvalidArgument);
 }
 
 }  // namespace

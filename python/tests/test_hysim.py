@@ -403,3 +403,26 @@ def test_type_stubs_declare_every_name_the_module_binds():
     assert bound <= top, f"not in hysim.pyi: {sorted(bound - top)}"
     public = {name for name in dir(hysim.Model) if not name.startswith("_")}
     assert public <= model_members, f"Model members not in hysim.pyi: {sorted(public - model_members)}"
+
+
+def test_t_eval_gives_the_state_at_exactly_those_times():
+    # The ball falls from 10 m: y = 10 - g t^2 / 2 until the impact at sqrt(20 / g) = 1.4278 s;
+    # after it, y = v1 e (t - t1) - g (t - t1)^2 / 2 with v1 = g t1.
+    model = hysim.Model("bouncing-ball")
+    times = [0.0, 0.25, 0.5, 1.0, 1.4, 2.0, 2.5]
+    result = model.run(t_end=3, t_eval=times, rtol=1e-12, atol=1e-12)
+    traj = result["trajectory"]
+    assert list(traj["t"]) == times
+    g, t1 = 9.81, math.sqrt(20 / 9.81)
+    for t, y in zip(traj["t"], traj["x"][:, 0]):
+        exact = 10 - g * t * t / 2 if t < t1 else 0.8 * g * t1 * (t - t1) - g * (t - t1) ** 2 / 2
+        assert y == pytest.approx(exact, abs=1e-9), t
+    assert len(result["events"]["t"]) >= 1  # events stay separate
+    with pytest.raises(ValueError, match="increase"):
+        model.run(t_end=3, t_eval=[1.0, 0.5])
+    with pytest.raises(ValueError, match=r"\[t0, t_end\]"):
+        model.run(t_end=3, t_eval=[1.0, 4.0])
+    with pytest.raises(ValueError, match="exclude each other"):
+        model.run(t_end=3, t_eval=[1.0], output_step=0.1)
+    with pytest.raises(ValueError, match="not available with strategy cvode"):
+        model.run(t_end=3, t_eval=[1.0], strategy="cvode")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -102,8 +103,9 @@ struct LoopContext {
 };
 
 // The observer's samples and step log: each step [t, t_end_of_step] is logged, and with
-// output_step the grid points t0 + k output_step strictly inside it are sampled from its dense
-// output, in the mode it was taken in; else each step's end is sampled.
+// output_step the grid points t0 + k output_step strictly inside it (with output_times, those
+// times) are sampled from its dense output, in the mode it was taken in; else each step's end
+// is sampled.
 template <class S>
 class StepOutput {
  public:
@@ -112,11 +114,12 @@ class StepOutput {
   void reset() {
     grid_step_ = run_.exact.output_step;
     next_grid_ = 1;
+    gridded_ = grid_step_ > S(0) || !run_.exact.output_times.empty();
   }
 
   void step_done(S t_end_of_step, StepLimit limit) {
     run_.ledger.observer().on_step(run_.t, t_end_of_step - run_.t, limit);
-    if (grid_step_ <= S(0)) return;
+    if (!gridded_) return;
     for (S g = grid_point(next_grid_); g < t_end_of_step; g = grid_point(++next_grid_)) {
       if (g <= run_.t) continue;  // at or before the step's start: already written (an event side)
       run_.stepper->interpolate(g, x_grid_.data());
@@ -127,7 +130,7 @@ class StepOutput {
   // A step end is sampled at the solver's step ends, or with output_step when it is a grid
   // point (then the next point is due) or the run's end.
   bool samples_step_end(S t) {
-    if (grid_step_ <= S(0)) return true;
+    if (!gridded_) return true;
     if (t == grid_point(next_grid_)) {
       ++next_grid_;
       return true;
@@ -143,12 +146,19 @@ class StepOutput {
   }
 
  private:
-  // t0 + k output_step, computed from k (no accumulated rounding).
-  S grid_point(std::int64_t k) const { return run_.model.t0 + S(k) * grid_step_; }
+  // t0 + k output_step, computed from k (no accumulated rounding); or the k-th of the given
+  // output times (infinity past the last).
+  S grid_point(std::int64_t k) const {
+    const auto& times = run_.exact.output_times;
+    if (times.empty()) return run_.model.t0 + S(k) * grid_step_;
+    const auto i = static_cast<std::size_t>(k - 1);
+    return i < times.size() ? times[i] : std::numeric_limits<S>::infinity();
+  }
 
   LoopContext<S>& run_;
   std::vector<S> x_grid_;
   S grid_step_ = S(0);
+  bool gridded_ = false;  // output_step or output_times: samples on those points, not at step ends
   std::int64_t next_grid_ = 1;
 };
 

@@ -18,6 +18,11 @@ nlohmann::json options_json(const SimulationOptions& options) {
     for (const auto& [name, value] : options.atol_states) per_state[name] = value.str();
     json["atol_states"] = std::move(per_state);
   }
+  if (!options.output_times.empty()) {
+    nlohmann::json times = nlohmann::json::array();
+    for (const Decimal& t : options.output_times) times.push_back(t.str());
+    json["output_times"] = std::move(times);
+  }
   return json;
 }
 

@@ -21,7 +21,16 @@ struct ExactOptions {
   S t_end, rtol, atol, initial_step, max_step, min_step, fixed_step, event_tolerance, output_step;
   S zeno_ratio_tolerance, zeno_horizon;
   std::vector<S> atols;  // absolute tolerance per state when options give some (atol_states), else empty
+  std::vector<S> output_times;  // SimulationOptions::output_times
 };
+
+template <class S>
+std::vector<S> output_times_of(const SimulationOptions& o) {
+  std::vector<S> times;
+  times.reserve(o.output_times.size());
+  for (const Decimal& t : o.output_times) times.push_back(t.template to<S>("option output_times"));
+  return times;
+}
 
 template <class S>
 ExactOptions<S> exact_options(const SimulationOptions& o) {
@@ -36,7 +45,8 @@ ExactOptions<S> exact_options(const SimulationOptions& o) {
           o.output_step.to<S>("option output_step"),
           o.zeno_ratio_tolerance.to<S>("option zeno_ratio_tolerance"),
           o.zeno_horizon.to<S>("option zeno_horizon"),
-          {}};
+          {},
+          output_times_of<S>(o)};
 }
 
 // The same, with the absolute tolerances of single states laid out over the model's states:
@@ -80,9 +90,14 @@ void check_against_horizon(const SimulationOptions& options, const ExactOptions<
                            const RunShape& run) {
   using std::abs;
   constexpr double kMostSteps = 1e12, kMaxGridPoints = 1e9;
-  if (!run.driver.empty() && options.output_step > 0) {
-    throw InvalidArgument("option output_step is not available with strategy " + run.driver +
+  if (!run.driver.empty() && (options.output_step > 0 || !options.output_times.empty())) {
+    throw InvalidArgument(std::string("option ") + (options.output_step > 0 ? "output_step" : "output_times") +
+                          " is not available with strategy " + run.driver +
                           " (it brings its own solver and its own output)");
+  }
+  if (!exact.output_times.empty() && (exact.output_times.front() < t0 || exact.output_times.back() > exact.t_end)) {
+    throw InvalidArgument("option output_times: every time must lie in [t0, t_end] = [" + format_scalar(t0) + ", " +
+                          options.t_end.str() + "]");
   }
   if (!run.driver.empty() && !run.in_double) {
     throw InvalidArgument("strategy " + run.driver + " runs in double only (it brings its own double-precision solver)");

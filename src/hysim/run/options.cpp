@@ -51,6 +51,15 @@ void SimulationOptions::validate() const {
           event_tolerance);
   require(finite(output_step) && exact(output_step) >= zero, "output_step", "output_step >= 0 (0: the step ends)",
           output_step);
+  if (!output_times.empty() && exact(output_step) > zero) {
+    throw InvalidArgument("options output_step and output_times exclude each other: give one of them");
+  }
+  for (std::size_t i = 0; i < output_times.size(); ++i) {
+    if (!finite(output_times[i]) || (i > 0 && !(exact(output_times[i - 1]) < exact(output_times[i])))) {
+      throw InvalidArgument("option output_times: " + output_times[i].str() + " (entry " + std::to_string(i) +
+                            ") is not finite and above the one before; the times must increase");
+    }
+  }
   require(zeno_events >= 3, "zeno_events", "zeno_events >= 3", zeno_events);
   require(finite(zeno_ratio_tolerance) && exact(zeno_ratio_tolerance) > zero, "zeno_ratio_tolerance",
           "zeno_ratio_tolerance > 0", zeno_ratio_tolerance);

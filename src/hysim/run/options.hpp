@@ -35,6 +35,10 @@ struct SimulationOptions {
                                  //     the dense output (the steps and events are unchanged; both
                                  //     sides of each event, t0 and t_end are always sampled);
                                  //     0: at the solver's step ends
+  // [s] instead of a grid, the observer's samples at these times (strictly increasing, within
+  // [t0, t_end]), from the dense output, as with output_step (Python's t_eval); not with
+  // output_step > 0 nor with cvode.
+  std::vector<Decimal> output_times{};
   Decimal gamma{0.6};            // gamma rule (004, Algorithm 2): a step may cover at most this
                                  //     fraction of the predicted time to an approaching guard
   Decimal h_min{1e-6};           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
