@@ -61,6 +61,7 @@ void strict_numbers(CLI::App* app) {
 
 CommandLine::CommandLine() {
   app_.require_subcommand(1);
+  app_.set_version_flag("--version", std::string("hysim ") + HYSIM_VERSION, "print the version and exit");
   app_.add_flag("-v", verbosity_, "log each transition (-v) or each step (-vv) to stderr");
   commands_ = {
       add_list_command(app_),          add_check_command(app_),           add_options_command(app_),

@@ -218,12 +218,10 @@ SimulationOptions options_from(const PyModel& model, const py::kwargs& kwargs) {
           [&]<class T>(T SimulationOptions::*member) {
             const std::string what = "option " + name;
             if constexpr (std::is_same_v<T, Decimal>) {
-              // A str is kept as typed and parsed in the run's scalar type; a float is a double.
-              if (py::isinstance<py::str>(value)) {
-                options.*member = Decimal(value.cast<std::string>(), what);
-              } else {
-                options.*member = as_number(value, what);
-              }
+              // As a parameter's value: a str kept as typed, a number as its shortest decimal
+              // text (str(0.1) is "0.1"), each parsed in the run's scalar type.
+              if (!py::isinstance<py::str>(value)) (void)as_number(value, what);  // a number's type check
+              options.*member = Decimal(parameter_text(value, what), what);
             } else if constexpr (std::is_same_v<T, bool>) {
               options.*member = as_bool(value, what);
             } else if constexpr (std::is_same_v<T, std::string>) {

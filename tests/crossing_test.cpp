@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "test_support.hpp"
@@ -198,6 +199,21 @@ TEST(Crossings, AModelThatBreaksTheRulesIsRefused) {
   } catch (const ModelError& error) {
     EXPECT_TRUE(testing::contains(error.what(), "crossing 'away'"));
   }
+}
+
+// Running a model that was never finalized is a ModelError, not a crash (its transitions'
+// targets are unresolved); a Simulator of a temporary model does not compile (deleted).
+TEST(Crossings, AnUnfinalizedModelIsRefused) {
+  Model<double> model = circle();
+  model.add_crossing("turn", "x_up", x_at_least_0());
+  try {
+    Simulator<double> simulator(model, SimulationOptions{});
+    FAIL() << "an unfinalized model was accepted";
+  } catch (const ModelError& error) {
+    EXPECT_TRUE(testing::contains(error.what(), "model 'circle' is not finalized"));
+  }
+  static_assert(!std::is_constructible_v<Simulator<double>, Model<double>&&, SimulationOptions>);
+  static_assert(std::is_constructible_v<Simulator<double>, const Model<double>&, SimulationOptions>);
 }
 
 }  // namespace

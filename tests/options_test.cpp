@@ -140,7 +140,8 @@ TEST(Simulator, RejectsEndNotAfterStart) {
   }
   SimulationOptions options;
   options.t_end = 2.5;
-  EXPECT_NO_THROW(Simulator<double>(still_model(2.0), options));
+  const Model<double> model = still_model(2.0);
+  EXPECT_NO_THROW(Simulator<double>(model, options));
 }
 
 // An unknown solver name throws InvalidArgument naming it and listing every known solver.

@@ -131,7 +131,8 @@ TEST(RuleTables002, RlcTransientMeetsItsClosedForm) {
     SimulationOptions options;
     options.t_end = t_end;
     options.rtol = options.atol = 1e-13;
-    const RunResult<double> run = Simulator<double>(entry.make<double>(entry.default_values()), options).run();
+    const Model<double> model = entry.make<double>(entry.default_values());
+    const RunResult<double> run = Simulator<double>(model, options).run();
     ASSERT_FALSE(run.failed()) << run.message;
     EXPECT_NEAR(run.x[0], rlc.E(t_end), 1e-9);
     EXPECT_NEAR(run.x[1], rlc.I(t_end), 1e-9);

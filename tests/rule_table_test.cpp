@@ -372,7 +372,8 @@ RunResult<S> on_engine(const RuleTable& table, double t_end, double tolerance, c
   options.t_end = t_end;
   options.rtol = options.atol = tolerance;
   options.solver = solver;
-  return Simulator<S>(entry.make<S>(entry.default_values()), options).run();
+  const Model<S> model = entry.make<S>(entry.default_values());
+  return Simulator<S>(model, options).run();
 }
 
 TEST(RuleTablesOnTheEngine, ExponentialAndOscillatoryLinkMeetTheirClosedForms) {
@@ -534,9 +535,11 @@ TEST(RuleTablesOnTheEngine, CommandsAreParameters) {
   SimulationOptions options;
   options.t_end = 1;
   ParameterValues values = entry.default_values();
-  EXPECT_NEAR(Simulator<double>(entry.make<double>(values), options).run().x[0], 1.0, 1e-12);
+  const Model<double> going = entry.make<double>(values);
+  EXPECT_NEAR(Simulator<double>(going, options).run().x[0], 1.0, 1e-12);
   values.set("command_go", "0");
-  EXPECT_EQ(Simulator<double>(entry.make<double>(values), options).run().x[0], 0.0);
+  const Model<double> held = entry.make<double>(values);
+  EXPECT_EQ(Simulator<double>(held, options).run().x[0], 0.0);
 }
 
 // The differentiator (001's elementary link): y = k (a1 - a1 of the last cycle)/dt, whose limit

@@ -70,7 +70,8 @@ TEST(StateTolerances, BadNamesAndValuesAreRefused) {
   SimulationOptions options;
   options.atol_states = {{"q", Decimal("1e-9")}};
   try {
-    Simulator<double> simulator(decay(), options);
+    const Model<double> model = decay();
+    Simulator<double> simulator(model, options);
     FAIL() << "an unknown state was accepted";
   } catch (const InvalidArgument& error) {
     EXPECT_TRUE(testing::contains(error.what(), "'q' is not a state of the model (its states: big, small)"));

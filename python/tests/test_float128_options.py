@@ -31,7 +31,8 @@ def test_a_str_t_end_ends_a_float128_run_at_its_binary128():
     assert result["reason"] == "reached t_end"
     assert binary128(Fraction(result["t_exact"])) == binary128(Fraction(TENTH)) != Fraction(0.1)
     as_float = hysim.Model("exponential").run(scalar="float128", t_end=0.1)
-    assert binary128(Fraction(as_float["t_exact"])) == Fraction(0.1)  # a float is the double
+    # A float is read as its decimal text (str(0.1) is "0.1"), as a parameter's value is.
+    assert binary128(Fraction(as_float["t_exact"])) == binary128(Fraction("0.1")) != Fraction(0.1)
 
 
 def test_python_and_the_program_sample_the_same_float128_grid(tmp_path):

@@ -426,3 +426,17 @@ def test_t_eval_gives_the_state_at_exactly_those_times():
         model.run(t_end=3, t_eval=[1.0], output_step=0.1)
     with pytest.raises(ValueError, match="not available with strategy cvode"):
         model.run(t_end=3, t_eval=[1.0], strategy="cvode")
+
+
+def test_a_float_option_is_read_as_its_decimal_text_like_a_parameter():
+    # t_end=0.1 means the decimal 0.1, as params={"k": 0.1} does: in float128 the run ends at the
+    # binary128 number nearest to 1/10, not at the double 0.1 widened.
+    model = hysim.Model.from_string("model m\nparameter k = 1\nstate x = 0\nmode a { der(x) = k }\n",
+                                    params={"k": 0.1})
+    as_float = model.run(t_end=0.1, scalar="float128", trajectory=False)
+    as_text = model.run(t_end="0.1", scalar="float128", trajectory=False)
+    assert as_float["t_exact"] == as_text["t_exact"] == "0.100000000000000000000000000000000005"
+    assert model.parameters["k"] == "0.1"
+    assert as_float["x"][0] == pytest.approx(0.01, abs=1e-18)
+    with pytest.raises(TypeError, match="must be a number"):
+        model.run(t_end=True)

@@ -47,13 +47,29 @@ void check_solver(const std::string& name) {
   throw InvalidArgument("unknown solver '" + name + "' (known: " + known + ")");
 }
 
+// The model as Model::finalize leaves it (every target resolved, x0 sized, the initial mode
+// valid); a ModelError otherwise, before anything reads it.
+template <class S>
+const Model<S>& finalized(const Model<S>& model) {
+  const auto modes = static_cast<int>(model.modes.size());
+  bool ok = modes > 0 && model.x0.size() == model.state_size() && model.initial_mode >= 0 && model.initial_mode < modes;
+  for (const Mode<S>& mode : model.modes) {
+    for (const Transition<S>& tr : mode.transitions) ok = ok && tr.target >= 0 && tr.target < modes;
+  }
+  if (!ok) {
+    throw ModelError("model '" + model.name + "' is not finalized: call Model::finalize() after adding its modes, "
+                     "transitions and initial state");
+  }
+  return model;
+}
+
 }  // namespace
 
 template <class S>
 class Simulator<S>::Impl {
  public:
   Impl(const Model<S>& model, SimulationOptions options, StrategySettings settings)
-      : model_(model),
+      : model_(finalized(model)),
         options_(validated(std::move(options))),
         settings_(std::move(settings)),
         exact_(exact_options<S>(options_, model.state_names, model.state_atol)),

@@ -102,8 +102,12 @@ class Simulator {
   // (InvalidArgument names the culprit), the strategy looked up in strategy_catalog(), and
   // its own options checked. `settings`: the values of a registered strategy's own options
   // (StrategyOption, events/strategy.hpp) that SimulationOptions does not hold.
+  // A model that is not finalized (Model::finalize: targets resolved, x0 sized) is a ModelError.
   Simulator(const Model<S>& model, SimulationOptions options);
   Simulator(const Model<S>& model, SimulationOptions options, StrategySettings settings);
+  // The simulator keeps a reference to the model: a temporary would be gone before the run.
+  Simulator(Model<S>&& model, SimulationOptions options) = delete;
+  Simulator(Model<S>&& model, SimulationOptions options, StrategySettings settings) = delete;
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
