@@ -440,3 +440,33 @@ def test_a_float_option_is_read_as_its_decimal_text_like_a_parameter():
     assert as_float["x"][0] == pytest.approx(0.01, abs=1e-18)
     with pytest.raises(TypeError, match="must be a number"):
         model.run(t_end=True)
+
+
+def test_the_examples_of_scipy_and_cvode_written_with_crossings():
+    # scipy's solve_ivp documentation: a cannon fired upward, y' = v, v' = -0.5 from (0, 10),
+    # with the terminal event hit_ground (y, direction -1) and the event apex (v): y = 10 t - t^2/4
+    # has its apex at t = 20 (y = 100) and hits the ground at t = 40, where the run stops. The
+    # start on the ground (y = 0 at t = 0) is no crossing.
+    cannon = hysim.Model.from_string(
+        "model cannon\nstate y = 0, v = 10\nmode fly { der(y) = v; der(v) = -0.5 }\n"
+        "crossing apex (v) down\ncrossing hit_ground (y) down stop\n")
+    r = cannon.run(t_end=100, rtol=1e-12, atol=1e-12)
+    assert r["reason"] == "stopped" and "hit_ground" in r["message"]
+    assert list(r["events"]["guard"]) == ["apex", "hit_ground"]
+    assert list(r["events"]["t"]) == pytest.approx([20, 40], abs=1e-9)
+    assert r["t"] == pytest.approx(40, abs=1e-9)
+    assert r["events"]["x_pre"][0][0] == pytest.approx(100, abs=1e-9)
+    # SUNDIALS's cvRoberts_dns: Robertson's kinetics with the root functions g1 = y1 - 1e-4 and
+    # g2 = y3 - 0.01, two declarations in one mode (the catalog's robertson needs three modes).
+    # Its printed roots, 2.6391e-01 and 2.0790e+07, carry its rtol 1e-4; the references are
+    # those of tests/robertson_test.cpp (ndf and rosenbrock4 in float128, CVODE at 1e-12).
+    roberts = hysim.Model.from_string(
+        "model roberts\nstate y1 = 1, y2 = 0, y3 = 0\n"
+        "mode m { der(y1) = -0.04*y1 + 1e4*y2*y3; der(y2) = 0.04*y1 - 1e4*y2*y3 - 3e7*y2^2; der(y3) = 3e7*y2^2 }\n"
+        "crossing g1 (y1 - 1e-4) both\ncrossing g2 (y3 - 0.01) both\n")
+    r = roberts.run(t_end=4e10, solver="ndf", rtol=1e-8, atol={"*": 1e-14}, trajectory=False)
+    assert list(r["events"]["guard"]) == ["g2", "g1"]
+    assert r["events"]["t"][0] == pytest.approx(0.26401907818763, rel=1e-6)
+    assert r["events"]["t"][1] == pytest.approx(20795496.883027, rel=1e-6)
+    assert r["events"]["t"][0] == pytest.approx(2.6391e-01, rel=1e-3)  # CVODE's, to its rtol
+    assert r["events"]["t"][1] == pytest.approx(2.0790e+07, rel=1e-3)
