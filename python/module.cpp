@@ -792,7 +792,7 @@ void describe_model(py::class_<PyModel>& model) {
 // Model.run's docstring.
 constexpr const char* kRunDoc =
     "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, on_chunk=None, "
-    "chunk=100000, t_eval=None, **options): one "
+    "chunk=10000, t_eval=None, **options): one "
     "simulation, started at t0 (default: the model's), with the states of the dict x0 (name: value) "
     "replacing the model's initial values, in mode `mode` (default: the model's initial mode), so that a "
     "run can continue from another's final state; options are the "
@@ -850,7 +850,7 @@ void bind_model(py::module_& module) {
                              })
       .def("run", &run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            py::arg("time_limit") = py::none(), py::arg("t0") = py::none(), py::arg("x0") = py::none(),
-           py::arg("mode") = py::none(), py::arg("on_chunk") = py::none(), py::arg("chunk") = 100000,
+           py::arg("mode") = py::none(), py::arg("on_chunk") = py::none(), py::arg("chunk") = 10000,
            py::arg("t_eval") = py::none(),
            kRunDoc)
       .def("sweep",
