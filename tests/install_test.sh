@@ -26,6 +26,12 @@ cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; 
 "$tmp/consumer/thermostat"
 # The installed program runs an installed model file.
 "$tmp/prefix/bin/hysim" run "$tmp/prefix/share/hysim/examples/thermostat.hym" --t-end 3 | tail -1
+# ... and finds the rule tables from any working directory with its prefix moved (installed at
+# a prefix other than the configured one, then renamed): beside itself first, then the source
+# tree it was built from (src/hysim/study/shpakov.cpp, table_dirs).
+mv "$tmp/prefix" "$tmp/moved"
+(cd / && "$tmp/moved/bin/hysim" reproduce shpakov | tail -1) || { echo "FAIL reproduce shpakov from a moved prefix"; exit 1; }
+mv "$tmp/moved" "$tmp/prefix"
 # The installed Python module, when it was built, imports and runs from the prefix (under the
 # sanitizers with their runtime preloaded and no leak check in Python: tests/CMakeLists.txt).
 if compgen -G "$tmp/prefix/lib/python3/dist-packages/hysim*.so" >/dev/null; then

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <vector>
 #include <functional>
 #include <numbers>
 #include <optional>
@@ -23,6 +24,12 @@
 #ifndef HYSIM_INSTALLED_DATA
 #define HYSIM_INSTALLED_DATA ""
 #endif
+#ifndef HYSIM_DATADIR_IN_PREFIX
+#define HYSIM_DATADIR_IN_PREFIX "share/hysim"
+#endif
+#ifndef HYSIM_SOURCE_DATA
+#define HYSIM_SOURCE_DATA ""
+#endif
 
 namespace hysim::study {
 
@@ -33,14 +40,29 @@ using rules::InterpreterOptions;
 using rules::InterpreterOutput;
 using rules::RuleTable;
 
-// The shipped tables: models/rules under the working directory, else the installed copy.
+// The folders that may hold the shipped tables, in order: models/rules under the working
+// directory; the installation the running program belongs to (PREFIX/bin/hysim reads
+// PREFIX/DATADIR, wherever PREFIX is: `cmake --install --prefix P` after configuring another);
+// the configured installation; the source tree the program was built from.
+std::vector<std::filesystem::path> table_dirs() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs = {fs::path("models/rules")};
+  std::error_code error;
+  const fs::path program = fs::read_symlink("/proc/self/exe", error);
+  if (!error) dirs.push_back(program.parent_path().parent_path() / HYSIM_DATADIR_IN_PREFIX / "models" / "rules");
+  dirs.push_back(fs::path(HYSIM_INSTALLED_DATA) / "models" / "rules");
+  if (!std::string(HYSIM_SOURCE_DATA).empty()) dirs.push_back(fs::path(HYSIM_SOURCE_DATA) / "models" / "rules");
+  return dirs;
+}
+
 std::string table_path(const std::string& name) {
-  for (const std::filesystem::path& dir : {std::filesystem::path("models/rules"),
-                                          std::filesystem::path(HYSIM_INSTALLED_DATA) / "models" / "rules"}) {
-    if (std::filesystem::exists(dir / name)) return (dir / name).string();
+  std::string tried;
+  for (const std::filesystem::path& dir : table_dirs()) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(dir / name, error)) return (dir / name).string();
+    tried += (tried.empty() ? "" : ", ") + dir.string();
   }
-  throw InvalidArgument("reproduce shpakov: the rule table models/rules/" + name +
-                        " is neither under the working directory nor installed (" HYSIM_INSTALLED_DATA ")");
+  throw InvalidArgument("reproduce shpakov: the rule table " + name + " is in none of " + tried);
 }
 
 // The mean period of a signal from its downward crossings of 0 (linear interpolation).
