@@ -365,15 +365,25 @@ py::array to_array(const std::vector<S>& values, std::size_t columns = 0) {
   return array;
 }
 
-// The exact decimal text of float128 values (None in other scalar types).
+// The exact decimal text of float128 values (None in other scalar types): a list, or with
+// `columns` a list of rows of that many.
 template <class S>
-py::object exact_text(const std::vector<S>& values) {
+py::object exact_text(const std::vector<S>& values, std::size_t columns = 0) {
   if constexpr (!std::is_same_v<S, float128>) {
     (void)values;
+    (void)columns;
     return py::none();
   } else {
     py::list out;
-    for (const S& v : values) out.append(format_scalar(v, 36));
+    if (columns == 0) {
+      for (const S& v : values) out.append(format_scalar(v, 36));
+      return out;
+    }
+    for (std::size_t i = 0; i + columns <= values.size(); i += columns) {
+      py::list row;
+      for (std::size_t j = 0; j < columns; ++j) row.append(format_scalar(values[i + j], 36));
+      out.append(row);
+    }
     return out;
   }
 }
@@ -418,6 +428,8 @@ py::dict events_dict(const Model<S>& model, const Collector<S>& collected, const
   events["x_pre"] = to_array(collected.x_pre, n);
   events["x_post"] = to_array(collected.x_post, n);
   events["t_exact"] = exact_text(collected.t);
+  events["x_pre_exact"] = exact_text(collected.x_pre, n);
+  events["x_post_exact"] = exact_text(collected.x_post, n);
   // The same names as codes (categorical columns): modes index result["modes"], classes
   // hysim.classes(), guards events["guards"] (each name once, in order of first appearance).
   const auto ints = [](const std::vector<int>& v) { return py::array_t<int>(static_cast<py::ssize_t>(v.size()), v.data()); };
@@ -435,6 +447,8 @@ py::dict trajectory_dict(const Model<S>& model, const Collector<S>& collected) {
   traj["t"] = to_array(collected.sample_t);
   traj["mode"] = py::array_t<int>(static_cast<py::ssize_t>(collected.sample_mode.size()), collected.sample_mode.data());
   traj["x"] = to_array(collected.sample_x, model.state_size());
+  traj["t_exact"] = exact_text(collected.sample_t);
+  traj["x_exact"] = exact_text(collected.sample_x, model.state_size());
   return traj;
 }
 
@@ -537,6 +551,7 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   out["t_exact"] = format_scalar(result.t, std::numeric_limits<S>::max_digits10);
   out["mode"] = model.modes[static_cast<std::size_t>(result.mode)].name;
   out["x"] = to_array(result.x);
+  out["x_exact"] = exact_text(result.x);
   out["stats"] = stats_dict(result.stats);
   out["warnings"] = result.warnings;  // e.g. an explicit solver that found the field stiff
   out["events"] = events_dict(model, collected, mode_names);

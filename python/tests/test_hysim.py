@@ -470,3 +470,21 @@ def test_the_examples_of_scipy_and_cvode_written_with_crossings():
     assert r["events"]["t"][1] == pytest.approx(20795496.883027, rel=1e-6)
     assert r["events"]["t"][0] == pytest.approx(2.6391e-01, rel=1e-3)  # CVODE's, to its rtol
     assert r["events"]["t"][1] == pytest.approx(2.0790e+07, rel=1e-3)
+
+
+def test_float128_columns_have_their_exact_text():
+    # Every float128 value comes with its exact decimal text: parsed back in binary128 it is the
+    # value the run computed, and the float64 array is that value rounded.
+    result = hysim.Model("bouncing-ball").run(t_end=3, scalar="float128", output_step=0.5)
+    n = len(result["states"])
+    for name in ("x_pre", "x_post"):
+        rows = result["events"][name + "_exact"]
+        assert len(rows) == len(result["events"]["t"]) and all(len(r) == n for r in rows)
+        for row, values in zip(rows, result["events"][name]):
+            assert [float(text) for text in row] == list(values)
+    traj = result["trajectory"]
+    assert len(traj["t_exact"]) == len(traj["t"]) and len(traj["x_exact"]) == len(traj["t"])
+    assert [float(t) for t in traj["t_exact"]] == list(traj["t"])
+    assert [float(x) for x in result["x_exact"]] == list(result["x"])
+    assert "0.5" in traj["t_exact"]  # a grid time, exact
+    assert hysim.Model("bouncing-ball").run(t_end=3)["x_exact"] is None
