@@ -1,6 +1,7 @@
-# `pip install --no-build-isolation .` builds the Python module `hysim` with this project's CMake
-# (Debian 12 has no scikit-build; setuptools, which it has, drives CMake offline) and installs
-# it, with its type stubs, for the interpreter that runs pip (docs/python.md). The build folder
+# `pip install --no-build-isolation .` builds the Python package `hysim` (python/hysim) and its
+# compiled core hysim._core with this project's CMake (Debian 12 has no scikit-build;
+# setuptools, which it has, drives CMake offline) and installs them, with the type stubs, for the
+# interpreter that runs pip (docs/python.md). The build folder
 # is pip's own; the C++ build options are CMake's (HYSIM_CMAKE_ARGS adds more).
 import os
 import pathlib
@@ -32,12 +33,12 @@ class CMakeBuild(build_ext):
         subprocess.run(["cmake", "--build", str(build), "--target", "hysim_python", "-j", jobs], check=True)
         target = pathlib.Path(self.get_ext_fullpath(ext.name)).resolve()
         target.parent.mkdir(parents=True, exist_ok=True)
-        built = sorted((build / "python").glob("hysim*.so"))
+        built = sorted((build / "python" / "hysim").glob("_core*.so"))
         if not built:
-            raise RuntimeError(f"the CMake build left no module in {build / 'python'}")
+            raise RuntimeError(f"the CMake build left no module in {build / 'python' / 'hysim'}")
         shutil.copy2(built[0], target)
-        shutil.copy2(SOURCE / "python" / "hysim.pyi", target.parent / "hysim.pyi")
 
 
 setup(name="hysim", version=version(), description="simulation of hybrid dynamic systems",
-      ext_modules=[Extension("hysim", sources=[])], cmdclass={"build_ext": CMakeBuild}, zip_safe=False)
+      packages=["hysim"], package_dir={"": "python"}, package_data={"hysim": ["*.pyi", "py.typed"]},
+      ext_modules=[Extension("hysim._core", sources=[])], cmdclass={"build_ext": CMakeBuild}, zip_safe=False)

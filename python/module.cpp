@@ -1,4 +1,5 @@
-// The Python module `hysim` (pybind11): models from the catalog or from model files, runs in
+// The compiled core of the Python package `hysim` (pybind11; the package, python/hysim/,
+// re-exports it and adds hysim.dask): models from the catalog or from model files, runs in
 // double, long double or float128 with every option of `hysim run`, and the results as numpy
 // arrays (docs/python.md).
 //
@@ -883,6 +884,16 @@ void bind_model(py::module_& module) {
            "first and runs select a part (a chunk for a cluster: docs/sweeps.md). "
            "Returns the summary as columns: run, the swept parameters, reason, t, mode, events, t_event1.., the "
            "final state, steps, rejected, field_evals, guard_evals, wall_s (numpy arrays; reason and mode lists)")
+      .def("sweep_size",
+           [](const PyModel& model, const py::object& params, const py::object& draws, const py::object& scalar,
+              const py::kwargs& kwargs) {
+             const py::int_ zero(0), one(1), events(3);
+             return study::sweep_size(sweep_request(model, {params, draws, one, zero, events, zero, zero, scalar}, kwargs));
+           },
+           py::arg("params"), py::arg("draws") = 0, py::arg("scalar") = "double",
+           "sweep_size(params, draws=0, scalar='double', **options): the number of runs of the whole sweep "
+           "sweep(params, draws, ...) would make, after the same checks of every input (ValueError names a bad "
+           "one); what a caller that cuts the sweep into parts (first=, runs=) divides")
       .def("compare", &compare, py::arg("strategies") = py::none(), py::arg("solvers") = py::none(),
            py::arg("scalar") = "double",
            "compare(strategies=None, solvers=None, scalar='double', **options): every (solver, strategy) "
@@ -945,10 +956,10 @@ void bind_functions(py::module_& module) {
 
 }  // namespace hysim::python
 
-PYBIND11_MODULE(hysim, module) {
+PYBIND11_MODULE(_core, module) {
   using namespace hysim;
   register_peers();
-  module.doc() = "hysim: simulation of hybrid dynamic systems (docs/python.md)";
+  module.doc() = "hysim's compiled core; import hysim (python/hysim/__init__.py, docs/python.md)";
   module.attr("__version__") = HYSIM_VERSION;
   // The most recently registered translator is tried first: the derived InvalidArgument last.
   py::register_exception<Error>(module, "Error", PyExc_RuntimeError);

@@ -19,7 +19,7 @@ packages=(
   gnuplot-nox           # draws the work-precision and step-log figures (PNG)
   pybind11-dev python3-dev python3-numpy python3-pytest   # the Python module and its tests (docs/python.md)
   python3-matplotlib    # examples/python/pwm_strategies.py draws its figure
-  python3-distributed   # examples/python/dask_sweep.py: a sweep on a Dask cluster (docs/sweeps.md)
+  python3-distributed   # hysim.dask.sweep: a sweep on a Dask cluster (docs/sweeps.md)
 )
 
 scripts/install-packages.sh "${packages[@]}"

@@ -32,14 +32,14 @@ cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; 
 mv "$tmp/prefix" "$tmp/moved"
 (cd / && "$tmp/moved/bin/hysim" reproduce shpakov | tail -1) || { echo "FAIL reproduce shpakov from a moved prefix"; exit 1; }
 mv "$tmp/moved" "$tmp/prefix"
-# The installed Python module, when it was built, imports and runs from the prefix (under the
+# The installed Python package, when it was built, imports and runs from the prefix (under the
 # sanitizers with their runtime preloaded and no leak check in Python: tests/CMakeLists.txt).
-if compgen -G "$tmp/prefix/lib/python3/dist-packages/hysim*.so" >/dev/null; then
+if compgen -G "$tmp/prefix/lib/python3/dist-packages/hysim/_core*.so" >/dev/null; then
   PYTHONPATH="$tmp/prefix/lib/python3/dist-packages" LD_PRELOAD="${HYSIM_PYTHON_PRELOAD:-}" \
     ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" /usr/bin/python3 -c '
-import hysim
+import hysim, hysim.dask
 r = hysim.Model("bouncing-ball").run(t_end=3.0, trajectory=False)
 assert r["reason"] == "reached t_end" and r["stats"]["events"] == 1, r["message"]
-print("installed python module:", r["message"])'
+print("installed python package:", r["message"])'
 fi
 echo "ok install and consume"

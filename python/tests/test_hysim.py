@@ -110,7 +110,7 @@ def test_errors_are_python_exceptions_with_the_programs_messages():
 
 def test_the_python_example_runs_and_draws_its_figure(tmp_path):
     out = tmp_path / "pwm_strategies.png"
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(hysim.__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(hysim.__file__)))  # the package's folder
     done = subprocess.run([os.sys.executable, os.path.join(SOURCE, "examples/python/pwm_strategies.py"), str(out)],
                           check=True, capture_output=True, text=True, env=env)
     assert "gamma-refine  t = 0.0449489742783178" in done.stdout  # (sqrt(6) - 2)/10 to 16 digits
@@ -225,19 +225,34 @@ def test_sweep_returns_the_programs_summary_as_columns(tmp_path):
 
 
 def test_a_sweep_on_a_dask_local_cluster_gives_the_programs_summary(tmp_path):
-    # examples/python/dask_sweep.py: 2 worker processes run chunks of 25 runs; the joined
-    # summary is `hysim sweep`'s, run for run (all columns but the wall time).
+    # hysim.dask.sweep: 2 worker processes run parts of 25 runs; the joined summary is
+    # `hysim sweep`'s, run for run (all columns but the wall time). The same cluster runs a
+    # model made from text (its text travels in the pickle) and a sample of draws, each equal
+    # to Model.sweep in this process, and refuses a bad input before sending anything.
     import distributed  # Debian python3-distributed (scripts/setup.sh)
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("dask_sweep", os.path.join(SOURCE, "examples/python/dask_sweep.py"))
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    import hysim.dask
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     client = distributed.Client(cluster)
     try:
         assert len(client.scheduler_info()["workers"]) == 2
         params = {"kp": "0.05:0.2:100", "u": "0.5,1"}
-        summary = example.dask_sweep(client, "pwm-servo", params, total=200, chunk=25, t_end=1.0, jobs=1)
+        summary = hysim.dask.sweep(client, "pwm-servo", params, chunk=25, t_end=1.0)
+        text = "model decay\nparameter k = 1\nstate x = 1\nmode m { der(x) = -k*x }\n"
+        decay = hysim.Model.from_string(text)
+        spread = hysim.dask.sweep(client, decay, {"k": "uniform:0.5:2"}, draws=30, seed=7, t_end=1.0)
+        here = decay.sweep({"k": "uniform:0.5:2"}, draws=30, seed=7, t_end=1.0)
+        assert list(spread) == list(here)
+        for column in here:
+            if column != "wall_s":
+                ours, theirs = np.asarray(spread[column]), np.asarray(here[column])
+                assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f"), column
+        assert np.allclose(spread["x"], np.exp(-spread["k"]), rtol=1e-5)  # x(1) = e^(-k)
+        held = set(client.who_has())
+        with pytest.raises(ValueError, match="kq"):
+            hysim.dask.sweep(client, "pwm-servo", {"kq": "0.05:0.2:10"}, t_end=1.0)
+        with pytest.raises(ValueError, match="chunk"):
+            hysim.dask.sweep(client, "pwm-servo", {"kp": "0.05:0.2:10"}, chunk=-1)
+        assert set(client.who_has()) <= held, "a refused sweep sent work to the cluster"
     finally:
         client.close()
         cluster.close()
@@ -385,9 +400,14 @@ def test_event_names_come_as_codes_too():
 
 
 def test_type_stubs_declare_every_name_the_module_binds():
+    # The package re-exports every public name of its compiled core, and the core's stubs
+    # (hysim/_core.pyi, beside it with py.typed) declare each of them.
     import ast
-    stub_path = os.path.join(os.path.dirname(hysim.__file__), "hysim.pyi")
-    assert os.path.exists(stub_path), "hysim.pyi is not beside the module"
+    import hysim._core as core
+    package = os.path.dirname(hysim.__file__)
+    stub_path = os.path.join(package, "_core.pyi")
+    assert os.path.exists(stub_path), "_core.pyi is not beside the compiled core"
+    assert os.path.exists(os.path.join(package, "py.typed"))
     with open(stub_path) as f:
         tree = ast.parse(f.read())
     top = set()
@@ -399,10 +419,13 @@ def test_type_stubs_declare_every_name_the_module_binds():
             top.add(node.target.id)
         if isinstance(node, ast.ClassDef) and node.name == "Model":
             model_members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
-    bound = {name for name in dir(hysim) if not name.startswith("_")} | {"__version__"}
-    assert bound <= top, f"not in hysim.pyi: {sorted(bound - top)}"
+    bound = {name for name in dir(core) if not name.startswith("_")} | {"__version__"}
+    assert bound <= top, f"not in _core.pyi: {sorted(bound - top)}"
+    assert bound <= set(dir(hysim)), f"not re-exported by hysim: {sorted(bound - set(dir(hysim)))}"
+    assert set(hysim.__all__) <= set(dir(hysim))
     public = {name for name in dir(hysim.Model) if not name.startswith("_")}
-    assert public <= model_members, f"Model members not in hysim.pyi: {sorted(public - model_members)}"
+    assert public <= model_members, f"Model members not in _core.pyi: {sorted(public - model_members)}"
+    assert hysim.Model.__module__ == "hysim" and hysim.Error.__module__ == "hysim"
 
 
 def test_t_eval_gives_the_state_at_exactly_those_times():

@@ -423,6 +423,14 @@ std::vector<std::string> SweepColumns::names() const {
   return names;
 }
 
+std::int64_t sweep_size(const SweepRequest& request) {
+  if (request.choice.params.empty() && !request.declared_ranges && !request.draws_tolerance()) request.validate();
+  SweepRequest whole = request;
+  whole.first = 0;
+  whole.runs = 0;
+  return plan_sweep(whole, whole.choice.entry()).count;
+}
+
 SweepSummary run_sweep(const SweepRequest& request, const std::function<void(const SweepColumns&)>& columns,
                        const std::function<void(SweepRow&&)>& row, const std::function<void(SweepRow&)>& prepare) {
   if (request.choice.params.empty() && !request.declared_ranges && !request.draws_tolerance()) {

@@ -118,4 +118,9 @@ SweepSummary run_sweep(const SweepRequest& request, const std::function<void(con
                        const std::function<void(SweepRow&&)>& row,
                        const std::function<void(SweepRow&)>& prepare = {});
 
+// The number of runs of the whole sweep, whatever request.first and request.runs say, after the
+// checks run_sweep makes before its first run (InvalidArgument): what a caller that cuts the
+// sweep into parts (a cluster's chunks) divides.
+std::int64_t sweep_size(const SweepRequest& request);
+
 }  // namespace hysim::study

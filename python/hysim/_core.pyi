@@ -1,5 +1,6 @@
-# Type stubs of the hysim module (python/module.cpp; docs/python.md): for editors and type
-# checkers. The test suite checks that every name the module binds is declared here.
+# Type stubs of hysim's compiled core, hysim._core (python/module.cpp; docs/python.md), which the
+# package hysim re-exports: for editors and type checkers. The test suite checks that every name
+# the core binds is declared here.
 from typing import Any, Callable, Mapping, Sequence
 
 __version__: str
@@ -33,6 +34,8 @@ class Model:
             t_eval: Sequence[Number] | None = None, **options: Any) -> Result: ...
     def sweep(self, params: Mapping[str, Any], draws: int = 0, seed: int = 1, jobs: int = 0, events: int = 3,
               first: int = 0, runs: int = 0, scalar: str = "double", **options: Any) -> dict[str, Any]: ...
+    def sweep_size(self, params: Mapping[str, Any], draws: int = 0, scalar: str = "double",
+                   **options: Any) -> int: ...
     def compare(self, strategies: Sequence[str] | None = None, solvers: Sequence[str] | None = None,
                 scalar: str = "double", **options: Any) -> Result: ...
     def __getstate__(self) -> tuple[Any, ...]: ...
