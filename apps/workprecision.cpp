@@ -138,52 +138,117 @@ void run_gnuplot(const std::filesystem::path& folder, const std::string& script)
               ")");
 }
 
-// The script draws the CSV: one series per (solver, strategy), picked by comparing columns
-// 1 and 2, so rerunning it after editing the CSV redraws the figure.
+// The figure: one panel per solver, its strategies in the same colours in every panel, the
+// peers that bring their own integrator (CVODE) in black and grey in every panel as the
+// baseline, all panels on the same axes, and a panel for the legend. The script picks each
+// series from the CSV by comparing columns 1 and 2, so rerunning it after editing the CSV
+// redraws the figure.
+struct FigureLayout {
+  std::vector<std::string> solvers, strategies;                // the panels; the colours
+  std::vector<std::pair<std::string, std::string>> peers;      // (solver label, strategy)
+
+  explicit FigureLayout(const std::vector<std::pair<std::string, std::string>>& series) {
+    for (const auto& [solver, strategy] : series) {
+      if (brings_own_solver(strategy)) {
+        if (std::find(peers.begin(), peers.end(), std::make_pair(solver, strategy)) == peers.end()) {
+          peers.emplace_back(solver, strategy);
+        }
+        continue;
+      }
+      if (std::find(solvers.begin(), solvers.end(), solver) == solvers.end()) solvers.push_back(solver);
+      if (std::find(strategies.begin(), strategies.end(), strategy) == strategies.end()) strategies.push_back(strategy);
+    }
+  }
+  // A strategy's line style: colour and point type (8 colours that stay apart in print and
+  // for the colour-blind, then the point types tell the rest apart).
+  std::string style_of(const std::string& strategy) const {
+    static const char* const kColours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+                                           "#e69f00", "#56b4e9", "#8c564b", "#7f7f7f"};
+    const auto i = static_cast<std::size_t>(std::find(strategies.begin(), strategies.end(), strategy) - strategies.begin());
+    return "linecolor rgb '" + std::string(kColours[i % 8]) + "' pointtype " + std::to_string(i + 1);
+  }
+  static std::string peer_style(std::size_t i) {
+    return std::string("linecolor rgb '") + (i % 2 == 0 ? "#000000" : "#606060") + "' dashtype 2 pointtype " +
+           std::to_string(12 + i);
+  }
+};
+
+// One series of the CSV: its points with no missed event, at (error, RHS evaluations).
+std::string series_columns(const std::string& solver, const std::string& strategy) {
+  return "csv using (strcol(1) eq " + gnuplot_string(solver) + " && strcol(2) eq " + gnuplot_string(strategy) +
+         " ? drawn(0) : NaN):" + std::to_string(kRhsColumn) + " with linespoints";
+}
+
+void write_panels(std::ostream& out, const FigureLayout& layout) {
+  const std::vector<std::string> panels = layout.solvers.empty() ? std::vector<std::string>{""} : layout.solvers;
+  for (const std::string& solver : panels) {
+    out << "set title " << gnuplot_string(solver.empty() ? "CVODE" : solver) << "\nplot \\\n";
+    std::vector<std::string> lines;
+    for (const std::string& strategy : layout.strategies) {
+      lines.push_back(series_columns(solver, strategy) + " " + layout.style_of(strategy) + " notitle");
+    }
+    for (std::size_t i = 0; i < layout.peers.size(); ++i) {
+      lines.push_back(series_columns(layout.peers[i].first, layout.peers[i].second) + " " +
+                      FigureLayout::peer_style(i) + " notitle");
+    }
+    for (std::size_t i = 0; i < lines.size(); ++i) out << "  " << lines[i] << (i + 1 < lines.size() ? ", \\\n" : "\n");
+  }
+  // The legend: the strategies' styles and the peers', in a panel of its own.
+  out << "unset title\nunset border\nunset tics\nunset grid\nunset xlabel\nunset ylabel\nunset logscale\n"
+      << "set xrange [0:1]\nset yrange [0:1]\n"
+      << "set key center center vertical maxrows 12 title 'runs that missed an event are not drawn'\nplot \\\n";
+  std::vector<std::string> entries;
+  for (const std::string& strategy : layout.strategies) {
+    entries.push_back("NaN with linespoints " + layout.style_of(strategy) + " title " + gnuplot_string(strategy));
+  }
+  for (std::size_t i = 0; i < layout.peers.size(); ++i) {
+    entries.push_back("NaN with linespoints " + FigureLayout::peer_style(i) + " title " +
+                      gnuplot_string(layout.peers[i].first + " " + layout.peers[i].second));
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) out << "  " << entries[i] << (i + 1 < entries.size() ? ", \\\n" : "\n");
+  out << "unset multiplot\n";
+}
+
 void write_gnuplot_script(const std::filesystem::path& gp, const std::string& csv, const std::string& png,
                           const std::string& title,
                           const std::vector<std::pair<std::string, std::string>>& series) {
   std::ofstream out(gp);
   if (!out) throw InvalidArgument("cannot write '" + printable(gp.string()) + "'");
+  const FigureLayout layout(series);
+  const std::size_t panels = std::max<std::size_t>(layout.solvers.size(), 1) + 1;  // and the legend's
+  const auto columns = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(panels))));
+  const std::size_t rows = (panels + columns - 1) / columns;
   // The files go by their names in the script's folder, where gnuplot runs: no path, whatever
-  // characters it holds, becomes part of the script.
+  // characters it holds, becomes part of the script but the title's single-quoted text.
   out << "# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot "
       << gp.filename().string() << ", in this folder\n"
-      << "# x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol.\n"
+      << "# x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol;\n"
+      << "# one panel per solver, on common axes.\n"
       << "csv = " << gnuplot_string(csv) << "\n"
+      << "figure_title = " << gnuplot_string(title) << "\n"
       << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-      << "  set terminal pngcairo noenhanced size 1400,1000\n"
+      << "  set terminal pngcairo noenhanced size 1400,1000 font ',9'\n"
       << "} else {\n"
       << "  set terminal png noenhanced size 1400,1000\n"
       << "}\n"
       << "set output " << gnuplot_string(png) << "\n"
       << "set datafile separator ','\n"
-      << "set logscale xy\n"
-      << "set format x '%.0e'\n"
-      << "set grid\n"
-      << "set key bmargin center horizontal maxrows 12\n"
-      << "set title " << gnuplot_string(title) << "\n"
-      << "set xlabel 'max |t - t*| over matched events [s] (runs that missed an event are not drawn)' offset 0,0.5\n"
-      << "set ylabel 'RHS evaluations'\n"
       << "floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here\n"
       << "error(c) = column(c) > floor ? column(c) : floor\n"
-      << "plot \\\n";
-  // Colour by strategy, point and dash type by solver, so that 40 lines stay legible.
-  std::vector<std::string> solvers, strategies;
-  auto number_of = [](std::vector<std::string>& seen, const std::string& name) {
-    const auto at = std::find(seen.begin(), seen.end(), name);
-    if (at != seen.end()) return static_cast<int>(at - seen.begin()) + 1;
-    seen.push_back(name);
-    return static_cast<int>(seen.size());
-  };
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const auto& [solver, strategy] = series[i];
-    const int solver_number = number_of(solvers, solver), strategy_number = number_of(strategies, strategy);
-    out << "  csv using (strcol(1) eq " << gnuplot_string(solver) << " && strcol(2) eq " << gnuplot_string(strategy)
-        << " && column(" << kMissedColumn << ") == 0 ? error(" << kErrorColumn << ") : NaN):" << kRhsColumn << " with linespoints linecolor " << strategy_number
-        << " pointtype " << solver_number << " dashtype " << solver_number << " title "
-        << gnuplot_string(solver + " " + strategy) << (i + 1 < series.size() ? ", \\\n" : "\n");
-  }
+      << "drawn(unused) = column(" << kMissedColumn << ") == 0 ? error(" << kErrorColumn << ") : NaN\n"
+      << "stats csv using (drawn(0)):" << kRhsColumn << " nooutput\n"
+      << "set xrange [STATS_min_x / 3 : STATS_max_x * 3]\n"
+      << "set yrange [STATS_min_y / 1.3 : STATS_max_y * 1.3]\n"
+      << "set logscale x 10\n"
+      << "set logscale y 2  # ticks at powers of 2: a factor 2 in work is what tells methods apart\n"
+      << "set format x '%.0e'\n"
+      << "set format y '%g'\n"
+      << "set grid\n"
+      << "unset key\n"
+      << "set xlabel 'max |t - t*| [s]'\n"
+      << "set ylabel 'RHS evaluations'\n"
+      << "set multiplot layout " << rows << "," << columns << " title figure_title\n";
+  write_panels(out, layout);
 }
 
 int workprecision(const WorkPrecisionRequest& request) {
@@ -206,7 +271,7 @@ int workprecision(const WorkPrecisionRequest& request) {
       continue;
     }
     if (series.empty() || series.back() != key) series.push_back(key);
-    any_point = any_point || run.match->matched > 0;
+    any_point = any_point || (run.match->matched > 0 && run.match->missed == 0);  // one the figure draws
     shown.rows.push_back(cells_of(run, measures[i], *reference, Precision::kShort));
     exact.rows.push_back(cells_of(run, measures[i], *reference, Precision::kExact));
   }
@@ -229,7 +294,7 @@ int workprecision(const WorkPrecisionRequest& request) {
   for (const auto& [combination, why] : skipped) std::cout << "not run: " << combination << " (" << why << ")\n";
   std::cout << "\nwrote " << printable(csv.string()) << ", " << printable(gp.string()) << "\n";
   if (!any_point) {
-    std::cout << "note: no run matched a reference event; " << png.filename().string() << " not drawn\n";
+    std::cout << "note: no run matched every reference event; " << png.filename().string() << " not drawn\n";
   } else if (!program_on_path("gnuplot")) {
     std::cout << "note: gnuplot is not installed (scripts/setup.sh installs gnuplot-nox); draw the figure later "
                  "with: gnuplot "

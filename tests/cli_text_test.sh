@@ -61,10 +61,10 @@ if command -v gnuplot >/dev/null; then
   check "workprecision with hostile paths draws the PNG" test -s "$WP/workprecision.png"
 fi
 check "the gnuplot script names no path but the model's, in its title" \
-  test "$(grep -v '^set title ' "$WP/workprecision.gp" | grep -c "$TMP")" -eq 0
+  test "$(grep -v '^figure_title = ' "$WP/workprecision.gp" | grep -c "$TMP")" -eq 0
 check "the gnuplot script has no double-quoted string (gnuplot runs backquotes in them)" \
-  test "$(grep -v -e '^#' -e '^set title ' "$WP/workprecision.gp" | grep -c '"')" -eq 0
-check "the title is one single-quoted string" grep -q "^set title '/.*rtol'\$" "$WP/workprecision.gp"
+  test "$(grep -v -e '^#' -e '^figure_title = ' "$WP/workprecision.gp" | grep -c '"')" -eq 0
+check "the title is one single-quoted string" grep -q "^figure_title = '/.*rtol'\$" "$WP/workprecision.gp"
 check "the title's newline is shown as an escape, not a line break" grep -qF '\x0a;touch marker.6' "$WP/workprecision.gp"
 check "the title's quote is doubled" grep -qF "''" "$WP/workprecision.gp"
 check "workprecision prints the newline of a path as \\x0a" grep -qF 'q;touch marker.3;\x0ax/workprecision.csv' "$TMP/wp.out"
