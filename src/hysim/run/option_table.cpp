@@ -39,8 +39,9 @@ const std::vector<OptionInfo>& option_table() {
        "changing the steps or the events (both sides of each event, t0 and t_end are always "
        "written); 0: at the solver's step ends; not with cvode"},
       {"gamma", &O::gamma, "", G::kTuning,
-       "strategy gamma: a step covers at most this fraction of the predicted time to an "
-       "approaching guard (004, Algorithm 2), 0 < gamma < 1"},
+       "strategy gamma: along the linear prediction a step leaves an approaching event function "
+       "at least this fraction of its value, covering 1 - gamma of the predicted time to the "
+       "surface (004, Algorithm 2), 0 < gamma < 1"},
       {"h_min", &O::h_min, "s", G::kTuning,
        "strategy gamma: the smallest step of the approach, which bounds its event-time error, "
        "and the step of a chattering mode (004: 1e-6), > 0"},

@@ -39,8 +39,9 @@ struct SimulationOptions {
   // [t0, t_end]), from the dense output, as with output_step (Python's t_eval); not with
   // output_step > 0 nor with cvode.
   std::vector<Decimal> output_times{};
-  Decimal gamma{0.6};            // gamma rule (004, Algorithm 2): a step may cover at most this
-                                 //     fraction of the predicted time to an approaching guard
+  Decimal gamma{0.6};            // strategy gamma (004, Algorithm 2): a step keeps at least this
+                                 //     fraction of an approaching event function's value (it
+                                 //     covers 1 - gamma of the predicted time to the surface)
   Decimal h_min{1e-6};           // [s] strategy gamma: the smallest step of the approach (004: 1e-6)
   Decimal refine_gamma{1.5};     // strategy gamma-refine: a step may cover this multiple of the
                                  //     predicted time to an approaching guard; < 2, so that one

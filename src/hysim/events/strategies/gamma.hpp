@@ -1,7 +1,12 @@
-// Strategy "gamma": ISMA's approach, 004 Algorithms 1-3. Each step covers at most gamma of
-// the predicted time to the nearest approaching guard,
-//     h_ev = gamma |e / (de/dt)|                               (004, Algorithm 2, step 6),
-// but never less than h_min. A step longer than h_min that crossed a surface is taken back
+// Strategy "gamma": ISMA's approach, 004 Algorithms 1-3. With g_n < 0 the event function of
+// the mode's predicate and g'_n > 0 its rate (approaching), Algorithm 2, step 6 caps the step at
+//     h_ev = (gamma - 1) g_n / g'_n = (1 - gamma) tau,   tau = -g_n / g'_n,
+// the predicted time to the surface: along the linear prediction the step ends at
+// g_{n+1} = g_n + h_ev g'_n = gamma g_n, the function "changes its value not more than gamma
+// times" (004, section 9), and with gamma = 0.6 it keeps 0.6 of its value at each step, the
+// distance to the surface shrinking geometrically by that factor. (004's text has lost the
+// minus sign and the fraction bar, "gamma 1 g_n g'_n"; the sentence fixes the reading.) The
+// step is never less than h_min. A step longer than h_min that crossed a surface is taken back
 // and retried at half its length; a step of h_min that crossed puts the event at its start,
 // the last point of the approach (pre-event side). Its event times are known to h_min.
 #pragma once
@@ -46,16 +51,18 @@ class GammaStrategy final : public EventStrategy<S> {
   }
 
   void limit_step(StepProposal<S>& proposal, Outlook<S>& outlook) const override {
-    proposal.cap(std::max<S>(gamma_ * outlook.time_to_guard(), outlook.min_step()), StepLimit::kGamma);
+    proposal.cap(std::max<S>((S(1) - gamma_) * outlook.time_to_guard(), outlook.min_step()), StepLimit::kGamma);
     if (proposal.limit == StepLimit::kGamma && proposal.h < h_min_) {
       proposal.h = h_min_;  // 004: the approach does not go below h_min; this step may cross
       proposal.limit = StepLimit::kMinimum;
     }
   }
 
-  // An equivalent field integrated exactly would let the steps grow past an exit and its return.
+  // An equivalent field integrated exactly would let the steps grow past an exit and its return;
+  // the same rule, on the predicted time to the exit.
   void limit_sliding_step(StepProposal<S>& proposal, Outlook<S>& outlook) const override {
-    proposal.cap(std::max<S>(gamma_ * outlook.time_to_sliding_exit(), outlook.min_step()), StepLimit::kGamma);
+    proposal.cap(std::max<S>((S(1) - gamma_) * outlook.time_to_sliding_exit(), outlook.min_step()),
+                 StepLimit::kGamma);
   }
 
   S time_resolution(const S& /*t*/, const S& /*min_step*/) const override { return h_min_; }
