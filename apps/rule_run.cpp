@@ -119,13 +119,22 @@ rules::RuleTable table_with_values(const RuleRunRequest& request) {
   return table;
 }
 
+const char* time_name(const RuleRunRequest& request) {
+  return request.real_time ? "real" : request.paced ? "paced" : "model";
+}
+
 rules::InterpreterOptions interpreter_options(const RuleRunRequest& request, const rules::RuleTable& table) {
   rules::InterpreterOptions options;
   options.dt = request.dt;
   options.t_end = request.t_end;
-  options.real_time = request.real_time;
+  options.time = request.real_time ? rules::TimeMode::kMeasured
+                 : request.paced    ? rules::TimeMode::kPaced
+                                    : rules::TimeMode::kModel;
   const double dt = request.dt > 0 ? request.dt : table.dt;
-  if (request.output_step > 0) {
+  if (request.real_time) {
+    if (request.dt > 0) throw InvalidArgument("--dt: in real time each cycle's dt is its measured duration (--paced keeps a fixed dt)");
+    options.output_step = request.output_step > 0 ? request.output_step : table.dt;  // the table's dt as the output grid
+  } else if (request.output_step > 0) {
     const double every = std::round(request.output_step / dt);
     if (!(every >= 1) || !(every < 1e15)) throw InvalidArgument("--output-step must be at least one cycle (dt)");
     options.output_every = static_cast<std::int64_t>(every);
@@ -133,16 +142,17 @@ rules::InterpreterOptions interpreter_options(const RuleRunRequest& request, con
   return options;
 }
 
-// stats.json of the run: the interpreter's settings, how the run ended, and in real time its lag.
+// stats.json of the run: the interpreter's settings, how the run ended, and in paced or real
+// time the cycles against the wall clock.
 nlohmann::json rule_report(const RuleRunRequest& request, const std::string& name, const rules::Interpreter& interpreter,
                            const rules::InterpreterOptions& options, const rules::InterpreterResult& result) {
   nlohmann::json report = {{"model", name},
                            {"file", request.file},
                            {"status", "finished"},
                            {"interpreter",
-                            {{"dt", interpreter.dt()},
+                            {{"dt", request.real_time ? nlohmann::json(nullptr) : nlohmann::json(interpreter.dt())},
                              {"t_end", interpreter.t_end()},
-                             {"real_time", request.real_time},
+                             {"time", time_name(request)},
                              {"output_every", options.output_every}}},
                            {"result",
                             {{"reason", rules::end_name(result.end)},
@@ -150,11 +160,18 @@ nlohmann::json rule_report(const RuleRunRequest& request, const std::string& nam
                              {"t", result.t},
                              {"switches", result.switches}}}};
   if (!result.message.empty()) report["result"]["message"] = result.message;
-  if (request.real_time) {
+  if (request.paced) {
+    report["paced"] = {{"wall_seconds", result.wall_seconds},
+                       {"mean_cycle_seconds", result.mean_cycle_seconds},
+                       {"max_cycle_seconds", result.max_cycle_seconds},
+                       {"max_lag_seconds", result.max_lag_seconds},
+                       {"final_lag_seconds", result.final_lag_seconds}};
+  }
+  if (request.real_time) {  // each cycle's dt is its measured duration; t is their sum
     report["real_time"] = {{"wall_seconds", result.wall_seconds},
-                           {"mean_cycle_seconds", result.mean_cycle_seconds},
-                           {"max_cycle_seconds", result.max_cycle_seconds},
-                           {"max_lag_seconds", result.max_lag_seconds},
+                           {"mean_dt", result.mean_cycle_seconds},
+                           {"min_dt", result.min_cycle_seconds},
+                           {"max_dt", result.max_cycle_seconds},
                            {"final_lag_seconds", result.final_lag_seconds}};
   }
   return report;
@@ -163,18 +180,25 @@ nlohmann::json rule_report(const RuleRunRequest& request, const std::string& nam
 // The closing lines: cycles, the final values, and in real time the timing.
 void print_rule_summary(const RuleRunRequest& request, const std::string& name, const rules::RuleTable& table,
                         const rules::Interpreter& interpreter, const rules::InterpreterResult& result) {
-  std::cout << printable(name) << ": the rule interpreter ran " << result.cycles << " cycles of dt = " << format_scalar(interpreter.dt(), 6)
-            << " to t = " << format_scalar(result.t, 10) << " (" << (request.real_time ? "real" : "model") << " time); "
-            << result.switches << " switches\n";
+  std::cout << printable(name) << ": the rule interpreter ran " << result.cycles << " cycles of "
+            << (request.real_time ? std::string("measured dt") : "dt = " + format_scalar(interpreter.dt(), 6)) << " to t = "
+            << format_scalar(result.t, 10) << " (" << time_name(request) << " time); " << result.switches << " switches\n";
   for (std::size_t i = 0; i < table.reals.size(); ++i) {
     if (table.reals[i].parameter) continue;
     std::cout << "  " << printable(table.reals[i].name) << " = " << format_scalar(result.reals[i], 10) << "\n";
   }
-  if (request.real_time) {
-    std::cout << "real time: wall " << format_scalar(result.wall_seconds, 6) << " s for model " << format_scalar(result.t, 6)
+  if (request.paced) {
+    std::cout << "paced: wall " << format_scalar(result.wall_seconds, 6) << " s for model " << format_scalar(result.t, 6)
               << " s; cycle " << format_scalar(1e6 * result.mean_cycle_seconds, 3) << " us on average, "
               << format_scalar(1e6 * result.max_cycle_seconds, 3) << " us at most; largest lag "
               << format_scalar(1e3 * result.max_lag_seconds, 3) << " ms\n";
+  }
+  if (request.real_time) {
+    std::cout << "real time: model t = " << format_scalar(result.t, 10) << " s, the sum of " << result.cycles
+              << " measured cycles, wall " << format_scalar(result.wall_seconds, 6) << " s; dt "
+              << format_scalar(1e6 * result.mean_cycle_seconds, 3) << " us on average, from "
+              << format_scalar(1e6 * result.min_cycle_seconds, 3) << " to " << format_scalar(1e6 * result.max_cycle_seconds, 3)
+              << " us\n";
   }
 }
 

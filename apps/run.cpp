@@ -181,7 +181,11 @@ Command add_run_command(CLI::App& app, int* verbosity) {
   cmd->add_flag("--quiet", request->quiet, "no event table (the summary lines stay)");
   auto rule_run = std::make_shared<RuleRunRequest>();
   cmd->add_option("--dt", rule_run->dt, "rule tables: the interpreter's cycle in model time (default: the table's)");
-  cmd->add_flag("--real-time", rule_run->real_time, "rule tables: pace the interpreter's cycles to the wall clock");
+  CLI::Option* real_time = cmd->add_flag(
+      "--real-time", rule_run->real_time,
+      "rule tables: 001's real time, each cycle advancing t by its measured duration (no --dt)");
+  cmd->add_flag("--paced", rule_run->paced, "rule tables: a fixed dt, each cycle waiting for the wall clock")
+      ->excludes(real_time);
   add_verbosity_flag(cmd, verbosity);
   return {cmd, [request, cmd, rule_run] {
             const bool engine_asked = cmd->count("--strategy") + cmd->count("--solver") + cmd->count("--scalar") > 0;
@@ -200,8 +204,8 @@ Command add_run_command(CLI::App& app, int* verbosity) {
             if (rules::names_rule_table(request->choice.model) && cmd->count("--t-end") == 0) {
               request->options.t_end = rules::read_rule_table(request->choice.model).t_end;
             }
-            if (cmd->count("--dt") > 0 || cmd->count("--real-time") > 0) {
-              throw InvalidArgument("--dt and --real-time are for rule tables (*.rules.tsv) on the rule interpreter; "
+            if (cmd->count("--dt") + cmd->count("--real-time") + cmd->count("--paced") > 0) {
+              throw InvalidArgument("--dt, --real-time and --paced are for rule tables (*.rules.tsv) on the rule interpreter; "
                                     "the engine's options are --fixed-step, --max-step and the tolerances");
             }
             if (cmd->count("--t-end") == 0) request->options.t_end = request->choice.t_end_or(request->options.t_end);

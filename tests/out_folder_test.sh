@@ -152,7 +152,7 @@ check "a sweep without --run-files removes the earlier runs/" test ! -e "$TMP/ru
 # stays, and stats.json says "running" until the run ends (killed: it still says so).
 mkdir -p "$TMP/rules"
 touch "$TMP/rules/steps.csv" "$TMP/rules/notes.txt"
-"$HYSIM" run "$ROOT/models/rules/lorenz.rules.tsv" --real-time --t-end 100 --quiet --out "$TMP/rules" >/dev/null 2>&1 &
+"$HYSIM" run "$ROOT/models/rules/lorenz.rules.tsv" --paced --t-end 100 --quiet --out "$TMP/rules" >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kill -KILL $pid

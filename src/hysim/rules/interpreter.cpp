@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "hysim/core/errors.hpp"
@@ -33,6 +34,14 @@ void pace(Clock::time_point start, Clock::time_point cycle_start, double t, cons
   }
 }
 
+// The wall time since `since`, once the clock has moved past it (a cycle's dt is never 0).
+double measured_dt(Clock::time_point since, Clock::time_point* now) {
+  do {
+    *now = Clock::now();
+  } while (*now <= since);
+  return std::chrono::duration<double>(*now - since).count();
+}
+
 }  // namespace
 
 const char* end_name(InterpreterEnd end) {
@@ -48,15 +57,25 @@ void InterpreterOptions::validate() const {
   if (!(dt >= 0) || !std::isfinite(dt)) throw InvalidArgument("option dt must be a finite number > 0 (0: the table's)");
   if (!(t_end >= 0) || !std::isfinite(t_end)) throw InvalidArgument("option t_end must be a finite number > 0 (0: the table's)");
   if (output_every < 1) throw InvalidArgument("option output_every must be at least 1");
+  if (!(output_step >= 0) || !std::isfinite(output_step)) throw InvalidArgument("option output_step must be a finite number >= 0");
   if (cycle_limit < 1) throw InvalidArgument("option cycle_limit must be at least 1");
 }
 
 Interpreter::Interpreter(const RuleTable& table, InterpreterOptions options)
     : table_(table), options_(options), dt_(options.dt > 0 ? options.dt : table.dt),
-      t_end_(options.t_end > 0 ? options.t_end : table.t_end) {
+      t_end_(options.t_end > 0 ? options.t_end : table.t_end), cycle_dt_(dt_) {
   options_.validate();
+  if (options_.time == TimeMode::kMeasured) {
+    if (options_.dt > 0) throw InvalidArgument("option dt: in real time (measured) each cycle's dt is its measured duration");
+    for (const TransformationRule& rule : table.rules) {
+      if (rule.procedure != Procedure::kDelay) continue;
+      throw InvalidArgument(table.file + ":" + std::to_string(rule.where.line) + ": rule " + std::to_string(rule.number) +
+                            ": a delay keeps round(tau / dt) past values and needs a fixed dt; real time (measured) "
+                            "has none: run it in model or paced time");
+    }
+  }
   const double cycles = std::ceil(t_end_ / dt_);
-  if (!(cycles <= static_cast<double>(options_.cycle_limit))) {
+  if (options_.time != TimeMode::kMeasured && !(cycles <= static_cast<double>(options_.cycle_limit))) {
     throw InvalidArgument("the rule table " + table.file + " would run " + std::to_string(cycles) +
                           " cycles (t_end / dt), more than the limit of " + std::to_string(options_.cycle_limit) +
                           ": raise dt or lower t_end");
@@ -123,7 +142,7 @@ void Interpreter::apply(const TransformationRule& rule, RuleMemory& memory) {
   double& y = x_[static_cast<std::size_t>(rule.variable)];
   const double a1 = value(rule.a1);
   const double a2 = rule.a2 ? value(*rule.a2) : 0.0;
-  procedure_info(rule.procedure).cycle(rule, CycleValues{y, rule.coefficient, a1, a2, dt_}, memory);
+  procedure_info(rule.procedure).cycle(rule, CycleValues{y, rule.coefficient, a1, a2, cycle_dt_}, memory);
 }
 
 void Interpreter::logic_values(std::vector<char>* out) const {
@@ -158,43 +177,62 @@ InterpreterResult Interpreter::run(InterpreterOutput* output) {
   InterpreterResult result;
   std::vector<char> logic, logic_before;
   logic_values(&logic);
-  const auto cycles = static_cast<std::int64_t>(std::ceil(t_end_ / dt_ - 1e-9));
+  const bool measured = options_.time == TimeMode::kMeasured, paced = options_.time == TimeMode::kPaced;
+  const auto cycles = measured ? options_.cycle_limit : static_cast<std::int64_t>(std::ceil(t_end_ / dt_ - 1e-9));
   const Clock::time_point start = Clock::now();
-  double busy = 0;
+  Clock::time_point cycle_start = start;
+  double busy = 0, t = 0, next_output = options_.output_step;
+  result.min_cycle_seconds = measured ? std::numeric_limits<double>::infinity() : 0.0;
   try {  // an output that fails ends the run (InterpreterOutput)
     if (output) output->on_sample(0.0, x_, logic);
-    for (std::int64_t k = 0; k < cycles; ++k) {
+    for (std::int64_t k = 0; k < cycles && t < t_end_; ++k) {
       if (stop_requested()) {
         result.end = InterpreterEnd::kInterrupted;
         break;
       }
-      const Clock::time_point cycle_start = options_.real_time ? Clock::now() : Clock::time_point{};
+      if (measured) {  // 001: the cycle that ends now advances time by its measured duration
+        const Clock::time_point before = cycle_start;
+        cycle_dt_ = measured_dt(before, &cycle_start);
+        result.max_cycle_seconds = std::max(result.max_cycle_seconds, cycle_dt_);
+        result.min_cycle_seconds = std::min(result.min_cycle_seconds, cycle_dt_);
+      } else if (paced) {
+        cycle_start = Clock::now();
+      }
       logic_before = logic;
       if (k > 0) situations();
       for (std::size_t i = 0; i < table_.rules.size(); ++i) {
         if (holds(table_.rules[i].condition)) apply(table_.rules[i], memory_[i]);
       }
-      const double t = std::min(static_cast<double>(k + 1) * dt_, t_end_);
+      t = measured ? t + cycle_dt_ : std::min(static_cast<double>(k + 1) * dt_, t_end_);
       logic_values(&logic);
       for (std::size_t i = 0; i < logic.size(); ++i) {
         if (logic[i] == logic_before[i]) continue;
         ++result.switches;
         if (output) output->on_switch(t, static_cast<int>(i), logic[i] != 0);
       }
-      if (output && ((k + 1) % options_.output_every == 0 || k + 1 == cycles)) output->on_sample(t, x_, logic);
+      const bool last = t >= t_end_ || k + 1 == cycles;
+      bool sample = last;
+      if (measured && options_.output_step > 0) {
+        if (t >= next_output) sample = true;
+        while (next_output <= t) next_output += options_.output_step;
+      } else {
+        sample = sample || measured || (k + 1) % options_.output_every == 0;
+      }
+      if (output && sample) output->on_sample(t, x_, logic);
       result.cycles = k + 1;
       result.t = t;
-      if (options_.real_time) pace(start, cycle_start, t, stop_, &busy, &result);
+      if (paced) pace(start, cycle_start, t, stop_, &busy, &result);
     }
   } catch (const Error& e) {
     result.end = InterpreterEnd::kFailed;
     result.message = e.what();
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (options_.real_time && result.cycles > 0) {
-    result.mean_cycle_seconds = busy / static_cast<double>(result.cycles);
+  if (options_.time != TimeMode::kModel && result.cycles > 0) {
+    result.mean_cycle_seconds = (measured ? result.t : busy) / static_cast<double>(result.cycles);
     result.final_lag_seconds = result.wall_seconds - result.t;
   }
+  if (!measured || result.cycles == 0) result.min_cycle_seconds = 0;
   result.reals = x_;
   result.logic = logic;
   return result;

@@ -16,9 +16,13 @@
 //   3. t := (k + 1) dt.
 // Predicates (3) are evaluated whenever a rule reads them, from the current values.
 //
-// Model time advances by dt per cycle; real time (InterpreterOptions::real_time) paces the
-// cycles to the wall clock: a cycle that finishes ahead of t waits, so that the model time
-// follows the wall time (for training equipment or hardware in the loop).
+// How time advances (InterpreterOptions::time). 001 names two modes: in model time
+// ("режим модельного времени") time advances after each cycle by the user's dt; in real time
+// ("режим реального времени") the duration of each cycle is measured and time advances by
+// it, so that the model keeps up with the real process and its accuracy depends on the
+// machine (TimeMode::kMeasured). A third mode, hysim's, keeps dt fixed and paces the cycles
+// to the wall clock: a cycle that finishes ahead of t waits (TimeMode::kPaced: fixed steps
+// for training equipment or hardware in the loop).
 #pragma once
 
 #include <atomic>
@@ -32,11 +36,19 @@
 
 namespace hysim::rules {
 
+enum class TimeMode {
+  kModel,     // t += dt per cycle, as fast as the machine goes (001's model time)
+  kPaced,     // t += dt per cycle, each cycle waiting for the wall clock to reach t
+  kMeasured,  // t += the measured wall duration of the cycle (001's real time); no dt
+};
+
 struct InterpreterOptions {
   double dt = 0;                  // the cycle in model time; 0: the table's [model] dt
   double t_end = 0;               // 0: the table's [model] t_end
-  bool real_time = false;         // pace the cycles to the wall clock
-  std::int64_t output_every = 1;  // pass every N-th cycle to the output (and the last)
+  TimeMode time = TimeMode::kModel;
+  std::int64_t output_every = 1;  // model and paced time: pass every N-th cycle to the output (and the last)
+  double output_step = 0;         // measured time: pass the first cycle at or past each multiple
+                                  //     of it (and the last); 0: every cycle
   std::int64_t cycle_limit = 2'000'000'000;  // a run of more cycles is refused before it starts
 
   // Throws InvalidArgument naming the option.
@@ -68,11 +80,15 @@ struct InterpreterResult {
   std::vector<double> reals;    // the values at the end
   std::vector<char> logic;      // the logic values at the end
   std::int64_t switches = 0;    // changes of logic values
-  // Real time only: the work of one cycle and the pacing.
+  // Paced and measured time: the cycles against the wall clock. Paced: the work of a cycle
+  // (its computation, without the wait) and the lag of a cycle's end behind its model time.
+  // Measured: each cycle's dt, the wall time between the starts of two cycles (the model
+  // time is their sum), and no lag but the last cycle's.
   double wall_seconds = 0;          // from the first cycle to the last
-  double max_cycle_seconds = 0;     // the longest cycle's computation
+  double max_cycle_seconds = 0;     // the longest cycle
+  double min_cycle_seconds = 0;     // the shortest cycle
   double mean_cycle_seconds = 0;
-  double max_lag_seconds = 0;       // the largest delay of a cycle's end behind its model time
+  double max_lag_seconds = 0;       // paced: the largest delay of a cycle's end behind its model time
   double final_lag_seconds = 0;     // wall - model time at the end
 };
 
@@ -80,7 +96,7 @@ class Interpreter {
  public:
   Interpreter(const RuleTable& table, InterpreterOptions options);
   InterpreterResult run(InterpreterOutput* output = nullptr);
-  // The run polls *flag before each cycle (and while real time waits) and ends with
+  // The run polls *flag before each cycle (and while paced time waits) and ends with
   // InterpreterEnd::kInterrupted once it is set, after the last complete cycle.
   void stop_when(const std::atomic<bool>* flag) { stop_ = flag; }
 
@@ -91,6 +107,7 @@ class Interpreter {
   const RuleTable& table_;
   InterpreterOptions options_;
   double dt_, t_end_;
+  double cycle_dt_;                    // this cycle's dt: dt_, or the measured one
   std::vector<double> x_;              // real variables
   std::vector<char> q_, q_next_;       // logic states (predicates evaluated on demand)
   std::vector<char> level_;            // per event: whether its situation held last cycle
