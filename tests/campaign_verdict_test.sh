@@ -27,11 +27,11 @@ printf 'models/rules/exponential.rules.tsv\t*\trefused\tlisted for the test\n' >
 campaign --models exponential.rules --strategies itp --known "$TMP/refused"
 expect 1 "STALE: listed as refused, but every run reached its end" "a listed refusal that runs"
 
-campaign --models pendulum-thread --strategies gamma
+campaign --models /pendulum-thread --strategies gamma
 expect 1 "NEW REFUSAL	refused: " "a refusal not listed"
 
 printf 'models/rules/pendulum-thread.rules.tsv\t*\trefused\tan algebraic loop\n' >"$TMP/known"
-campaign --models pendulum-thread --strategies gamma --known "$TMP/known"
+campaign --models /pendulum-thread --strategies gamma --known "$TMP/known"
 expect 0 "known (refused)" "a listed refusal"
 
 printf 'pwm-servo\tgamma\tbroken\n' >"$TMP/bad"
