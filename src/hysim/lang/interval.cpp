@@ -1,0 +1,236 @@
+#include "hysim/lang/interval.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <string>
+
+namespace hysim::lang {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double down(double v, int ulps = 1) {
+  for (int i = 0; i < ulps; ++i) v = std::nextafter(v, -kInf);
+  return v;
+}
+double up(double v, int ulps = 1) {
+  for (int i = 0; i < ulps; ++i) v = std::nextafter(v, kInf);
+  return v;
+}
+
+// [lo, hi] moved outward by `ulps`; a NaN bound makes the whole line.
+Interval outward(double lo, double hi, int ulps = 1) {
+  if (std::isnan(lo) || std::isnan(hi)) return Interval::entire();
+  return {down(lo, ulps), up(hi, ulps)};
+}
+
+Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+
+Interval add(Interval a, Interval b) { return outward(a.lo + b.lo, a.hi + b.hi); }
+Interval subtract(Interval a, Interval b) { return outward(a.lo - b.hi, a.hi - b.lo); }
+Interval negate(Interval a) { return {-a.hi, -a.lo}; }  // exact
+
+Interval multiply(Interval a, Interval b) {
+  const double p[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  // 0 * inf is NaN: the product of 0 and an unbounded interval is unbounded.
+  for (const double v : p) {
+    if (std::isnan(v)) return Interval::entire();
+  }
+  return outward(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+}
+
+Interval divide(Interval a, Interval b) {
+  if (b.lo <= 0 && b.hi >= 0) return Interval::entire();
+  return multiply(a, outward(1 / b.hi, 1 / b.lo));
+}
+
+// A monotone library function f on [lo, hi], increasing or decreasing, within its domain.
+template <class F>
+Interval monotone(Interval a, F f, bool increasing) {
+  const double x = f(a.lo), y = f(a.hi);
+  return increasing ? outward(x, y, 2) : outward(y, x, 2);
+}
+
+Interval square_root(Interval a) {
+  if (a.hi < 0 || std::isnan(a.lo)) return Interval::entire();
+  return outward(std::sqrt(std::max(a.lo, 0.0)), std::sqrt(a.hi));
+}
+
+Interval logarithm(Interval a) {
+  if (a.lo <= 0) return Interval::entire();
+  return monotone(a, [](double v) { return std::log(v); }, true);
+}
+
+// sin or cos on [lo, hi]: the endpoints' values, and +-1 where a maximum or a minimum may
+// lie inside (sin: pi/2 and -pi/2 + 2k pi; cos: 0 and pi + 2k pi), decided with a margin
+// that covers the rounding of k 2 pi, so a critical point near an end counts.
+Interval periodic(Interval a, bool cosine) {
+  if (!(a.hi - a.lo < 6) || !std::isfinite(a.lo) || !std::isfinite(a.hi)) return {-1, 1};
+  const double x = cosine ? std::cos(a.lo) : std::sin(a.lo), y = cosine ? std::cos(a.hi) : std::sin(a.hi);
+  Interval out = outward(std::min(x, y), std::max(x, y), 2);
+  const double two_pi = 2 * std::numbers::pi;
+  const double margin = 1e-12 * std::max({1.0, std::fabs(a.lo), std::fabs(a.hi)});
+  const auto may_hold = [&](double phase) {  // some phase + 2k pi in [lo, hi], give or take the margin
+    const double k = std::ceil((a.lo - phase - margin) / two_pi);
+    return phase + k * two_pi <= a.hi + margin;
+  };
+  const double top = cosine ? 0.0 : std::numbers::pi / 2, bottom = cosine ? std::numbers::pi : -std::numbers::pi / 2;
+  if (may_hold(top)) out.hi = 1;
+  if (may_hold(bottom)) out.lo = -1;
+  out.lo = std::max(out.lo, -1.0);
+  out.hi = std::min(out.hi, 1.0);
+  return out;
+}
+
+Interval tangent(Interval a) {
+  // a pole pi/2 + k pi inside, or too wide to tell: the whole line
+  if (!(a.hi - a.lo < 3) || !std::isfinite(a.lo)) return Interval::entire();
+  const double margin = 1e-12 * std::max({1.0, std::fabs(a.lo), std::fabs(a.hi)});
+  const double k = std::ceil((a.lo - std::numbers::pi / 2 - margin) / std::numbers::pi);
+  if (std::numbers::pi / 2 + k * std::numbers::pi <= a.hi + margin) return Interval::entire();
+  return monotone(a, [](double v) { return std::tan(v); }, true);
+}
+
+Interval power(Interval a, Interval b) {
+  if (b.lo == b.hi && b.lo == std::floor(b.lo) && std::fabs(b.lo) <= 64) {  // an integer power
+    const int n = static_cast<int>(b.lo);
+    if (n == 0) return {1, 1};
+    Interval r{1, 1};
+    const Interval base = n > 0 ? a : divide({1, 1}, a);
+    // even powers of an interval holding 0 start at 0: |a|^n
+    const bool even = n % 2 == 0;
+    const Interval magnitude = even ? Interval{a.lo <= 0 && a.hi >= 0 ? 0.0 : std::min(std::fabs(base.lo), std::fabs(base.hi)),
+                                               std::max(std::fabs(base.lo), std::fabs(base.hi))}
+                                    : base;
+    for (int i = 0; i < std::abs(n); ++i) r = multiply(r, magnitude);
+    if (even) r.lo = std::max(r.lo, 0.0);
+    return r;
+  }
+  if (a.lo <= 0) return Interval::entire();
+  // a^b = exp(b log a) for a > 0
+  const Interval l = logarithm(a);
+  return monotone(multiply(b, l), [](double v) { return std::exp(v); }, true);
+}
+
+Interval truth(bool certainly_true, bool certainly_false) {
+  if (certainly_true) return {1, 1};
+  if (certainly_false) return {0, 0};
+  return {0, 1};
+}
+
+Interval compare(Op op, Interval a, Interval b) {
+  switch (op) {
+    case Op::kLess: return truth(a.hi < b.lo, a.lo >= b.hi);
+    case Op::kLessEqual: return truth(a.hi <= b.lo, a.lo > b.hi);
+    case Op::kGreater: return truth(a.lo > b.hi, a.hi <= b.lo);
+    case Op::kGreaterEqual: return truth(a.lo >= b.hi, a.hi < b.lo);
+    case Op::kEqual: return truth(a.lo == a.hi && b.lo == b.hi && a.lo == b.lo, a.hi < b.lo || b.hi < a.lo);
+    case Op::kNotEqual: return truth(a.hi < b.lo || b.hi < a.lo, a.lo == a.hi && b.lo == b.hi && a.lo == b.lo);
+    default: return {0, 1};
+  }
+}
+
+}  // namespace
+
+Interval Interval::entire() { return {-kInf, kInf}; }
+
+IntervalEvaluator::IntervalEvaluator(const Graph& graph, std::vector<double> parameters)
+    : graph_(graph), parameters_(std::move(parameters)), cache_(graph.size()), stamp_(graph.size(), 0) {}
+
+void IntervalEvaluator::set_box(Interval t, const Interval* x, int states, const Interval* field) {
+  t_ = t;
+  x_.assign(x, x + states);
+  field_.clear();
+  if (field != nullptr) field_.assign(field, field + states);
+  ++box_;
+  if (box_ == 0) {  // the stamps wrapped around: forget them all
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    box_ = 1;
+  }
+}
+
+Interval IntervalEvaluator::evaluate(NodeId id) {
+  const auto i = static_cast<std::size_t>(id);
+  if (stamp_[i] == box_) return cache_[i];
+  const Interval value = compute(id);
+  cache_[i] = value;
+  stamp_[i] = box_;
+  return value;
+}
+
+Interval IntervalEvaluator::leaf(const Node& node) const {
+  switch (node.op) {
+    case Op::kConstant: {
+      const double v = std::strtod(node.text.c_str(), nullptr);
+      // An integer of at most 15 digits is its double exactly; any other decimal's exact value
+      // lies within an ulp of its double.
+      const bool integer = node.text.find_first_not_of("0123456789") == std::string::npos && node.text.size() <= 15;
+      return integer ? Interval::point(v) : outward(v, v);
+    }
+    case Op::kParameter: return Interval::point(parameters_.at(static_cast<std::size_t>(node.index)));
+    case Op::kState:
+    case Op::kPrior: return x_.at(static_cast<std::size_t>(node.index));
+    case Op::kFieldValue:
+      return static_cast<std::size_t>(node.index) < field_.size() ? field_[static_cast<std::size_t>(node.index)]
+                                                                   : Interval::entire();
+    case Op::kTime: return t_;
+    case Op::kJumping: return {0, 0};  // continuous evolution
+    default: return Interval::entire();
+  }
+}
+
+Interval IntervalEvaluator::compute(NodeId id) {
+  const Node& node = graph_[id];
+  if (node.args.empty()) return leaf(node);
+  if (node.op == Op::kSelect) {  // only the branch the condition allows
+    const Interval condition = evaluate(node.args[0]);
+    if (condition.lo == 1) return evaluate(node.args[1]);
+    if (condition.hi == 0) return evaluate(node.args[2]);
+    return hull(evaluate(node.args[1]), evaluate(node.args[2]));
+  }
+  const Interval a = evaluate(node.args[0]);
+  const Interval b = node.args.size() > 1 ? evaluate(node.args[1]) : Interval{};
+  switch (node.op) {
+    case Op::kNegate: return negate(a);
+    case Op::kAdd: return add(a, b);
+    case Op::kSubtract: return subtract(a, b);
+    case Op::kMultiply: return multiply(a, b);
+    case Op::kDivide: return divide(a, b);
+    case Op::kPower: return power(a, b);
+    case Op::kAbs: return a.lo >= 0 ? a : a.hi <= 0 ? negate(a) : Interval{0, std::max(-a.lo, a.hi)};
+    case Op::kSign: return {a.lo > 0 ? 1.0 : a.lo == 0 ? 0.0 : -1.0, a.hi < 0 ? -1.0 : a.hi == 0 ? 0.0 : 1.0};
+    case Op::kMin: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+    case Op::kMax: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+    case Op::kSqrt: return square_root(a);
+    case Op::kExp: return monotone(a, [](double v) { return std::exp(v); }, true);
+    case Op::kLog: return logarithm(a);
+    case Op::kSin: return periodic(a, false);
+    case Op::kCos: return periodic(a, true);
+    case Op::kTan: return tangent(a);
+    case Op::kAsin:
+      return a.lo < -1 || a.hi > 1 ? Interval::entire() : monotone(a, [](double v) { return std::asin(v); }, true);
+    case Op::kAcos:
+      return a.lo < -1 || a.hi > 1 ? Interval::entire() : monotone(a, [](double v) { return std::acos(v); }, false);
+    case Op::kAtan: return monotone(a, [](double v) { return std::atan(v); }, true);
+    case Op::kAtan2: return outward(-std::numbers::pi, std::numbers::pi, 2);
+    case Op::kSinh: return monotone(a, [](double v) { return std::sinh(v); }, true);
+    case Op::kCosh:
+      return a.lo >= 0   ? monotone(a, [](double v) { return std::cosh(v); }, true)
+             : a.hi <= 0 ? monotone(a, [](double v) { return std::cosh(v); }, false)
+                         : Interval{1, up(std::cosh(std::max(-a.lo, a.hi)), 2)};
+    case Op::kTanh: return monotone(a, [](double v) { return std::tanh(v); }, true);
+    case Op::kFloor: return {std::floor(a.lo), std::floor(a.hi)};  // exact
+    case Op::kCeil: return {std::ceil(a.lo), std::ceil(a.hi)};
+    case Op::kStepped: return a;
+    case Op::kAnd: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+    case Op::kOr: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+    case Op::kNot: return {1 - a.hi, 1 - a.lo};
+    default: return compare(node.op, a, b);
+  }
+}
+
+}  // namespace hysim::lang

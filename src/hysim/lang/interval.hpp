@@ -1,0 +1,66 @@
+// Interval evaluation of a model's expression graph (lang/expr.hpp): for a box of states,
+// field values and times, an enclosure of each node's exact real value, the ground of
+// certified event detection (a guard atom whose enclosure over a step excludes 0 cannot change
+// sign there).
+//
+// Rounding is outward: every bound is computed in double with round-to-nearest, then moved
+// one ulp away (std::nextafter) for +, -, *, /, sqrt, which IEEE 754 rounds correctly (error
+// at most half an ulp), and two ulps for the library functions (exp, log, sin, ...; glibc
+// documents at most 1 ulp for them on x86-64), so the exact value of the operation on the
+// bounds lies inside. Hand-written rather than Boost.Interval: Boost's transcendental
+// policies call the same libm in directed rounding modes, which glibc does not promise to
+// honour, so they would need the same widening, and switching the FPU's rounding mode costs
+// more than the two nextafter calls. Parameters are points (the run's doubles); a literal is
+// the double nearest its decimal text, widened by an ulp unless it is an integer (0.1 is not a
+// double, 2 is: x^2 stays an integer power, which knows its sign).
+//
+// Booleans are [1, 1] (true for every point), [0, 0] (false for every point) or [0, 1]
+// (undecided). Whatever is undefined or cannot be bounded somewhere in the box (a division
+// by an interval holding 0, log of a negative number, a NaN) gives the whole line, [-inf, inf]:
+// an enclosure that proves nothing, never a wrong one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hysim/lang/expr.hpp"
+
+namespace hysim::lang {
+
+struct Interval {
+  double lo = 0, hi = 0;
+
+  static Interval point(double v) { return {v, v}; }
+  static Interval entire();
+  bool contains(double v) const { return lo <= v && v <= hi; }
+  bool certainly_positive() const { return lo > 0; }
+  bool certainly_negative() const { return hi < 0; }
+  double width() const { return hi - lo; }
+};
+
+// Enclosures of nodes of one graph. Not thread-safe: it keeps a cache per box.
+class IntervalEvaluator {
+ public:
+  // `parameters`: the run's values, by parameter index.
+  IntervalEvaluator(const Graph& graph, std::vector<double> parameters);
+
+  // The box: t in `t`, x_i in x[i] (prior(x_i) reads x_i: continuous evolution, `jumping`
+  // false), f_i in field[i] (the rates of guard atoms read them; may be null otherwise). Then
+  // evaluate() any node over it; a new box forgets the cached enclosures.
+  void set_box(Interval t, const Interval* x, int states, const Interval* field = nullptr);
+  Interval evaluate(NodeId id);
+
+ private:
+  Interval compute(NodeId id);
+  Interval leaf(const Node& node) const;
+
+  const Graph& graph_;
+  std::vector<double> parameters_;
+  Interval t_{};
+  std::vector<Interval> x_, field_;
+  std::vector<Interval> cache_;
+  std::vector<std::uint32_t> stamp_;  // cache_[i] is valid when stamp_[i] == box_
+  std::uint32_t box_ = 0;
+};
+
+}  // namespace hysim::lang
