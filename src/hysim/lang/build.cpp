@@ -1,8 +1,10 @@
 #include "hysim/lang/build.hpp"
 
+#include <array>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/lang/native.hpp"
@@ -20,8 +22,47 @@ namespace {
 struct CompiledModel {
   ModelSpec spec;
   ProgramSet programs;
-  std::shared_ptr<const NativeLibrary> native;
-  std::string backend;  // "native (path)" or "tape (reason)"
+  NativeOptions options;
+  std::string backend;  // the double type's: "native (path)" or "tape (reason)"
+
+  // The native code of the programs in S, compiled (or found in the cache) when a model in S
+  // is first built, once whatever the threads asking; null for the tape (asked for, or the
+  // auto backend's fallback when the compiler fails). Throws what NativeLibrary::load throws
+  // under the native backend, and CompileInterrupted under any (a later call tries again).
+  template <class S>
+  std::shared_ptr<const NativeLibrary> native() const {
+    Native& slot = native_[static_cast<std::size_t>(scalar_kind_of<S>())];
+    std::call_once(slot.once, [&] {
+      if (options.backend == NativeOptions::Backend::kTape) {
+        slot.backend = "tape";
+        return;
+      }
+      try {
+        slot.library = NativeLibrary::load(generate_c(spec.graph, programs, scalar_kind_of<S>()),
+                                           programs.programs.size(), options, scalar_kind_of<S>());
+        slot.backend = "native (" + slot.library->path() + ")";
+      } catch (const CompileInterrupted&) {
+        throw;  // the command is stopping: no tape either
+      } catch (const Error& e) {
+        if (options.backend == NativeOptions::Backend::kNative) throw;
+        slot.backend = std::string("tape (no native code: ") + e.what() + ")";
+      }
+    });
+    return slot.library;
+  }
+  template <class S>
+  const std::string& backend_of() const {
+    (void)native<S>();
+    return native_[static_cast<std::size_t>(scalar_kind_of<S>())].backend;
+  }
+
+ private:
+  struct Native {
+    std::once_flag once;
+    std::shared_ptr<const NativeLibrary> library;
+    std::string backend;
+  };
+  mutable std::array<Native, 3> native_;  // by ScalarKind
 };
 
 template <class S>
@@ -51,7 +92,8 @@ class Builder {
   Builder(const CompiledModel& compiled, const ParameterValues& values)
       : compiled_(compiled), spec_(compiled.spec), n_(static_cast<int>(spec_.states.size())) {
     for (const auto& p : spec_.parameters) parameters_.push_back(values.get<S>(p.name));
-    if (compiled.native) {
+    native_ = compiled.native<S>();
+    if (native_) {
       auto constants = std::make_shared<std::vector<Raw<S>>>();
       for (NodeId id : compiled.programs.constants) {
         const S value = Tape<S>::fold(spec_.graph, id, parameters_);
@@ -102,10 +144,10 @@ class Builder {
   // `at`: where the program's expressions stand in the file, for a tape that cannot be built.
   Program<S> program(const std::vector<NodeId>& outputs, Location at, const std::vector<int>& where = {}) const {
     Program<S> p;
-    if (compiled_.native) {
-      p.function = compiled_.native->function<S>(compiled_.programs.find(outputs, where));
+    if (native_) {
+      p.function = native_->function<S>(compiled_.programs.find(outputs, where));
       p.constants = constants_;
-      p.library = compiled_.native;
+      p.library = native_;
     } else {
       try {
         p.tape = std::make_shared<const Tape<S>>(spec_.graph, outputs, parameters_, n_);
@@ -235,6 +277,7 @@ class Builder {
   const ModelSpec& spec_;
   int n_;
   std::vector<S> parameters_;
+  std::shared_ptr<const NativeLibrary> native_;  // null: the tape
   std::shared_ptr<const std::vector<Raw<S>>> constants_;
   mutable std::map<NodeId, std::shared_ptr<const void>> shared_events_;  // by an atom's e
 };
@@ -266,23 +309,14 @@ ProgramSet programs_of(const ModelSpec& spec) {
   return set;
 }
 
+// The double type's code is compiled here, so that a file whose code the compiler refuses
+// says so when it is read; the other types' when a model in them is first built.
 std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions& options) {
   auto compiled = std::make_shared<CompiledModel>();
   compiled->spec = std::move(spec);
   compiled->programs = programs_of(compiled->spec);
-  compiled->backend = "tape";
-  if (options.backend != NativeOptions::Backend::kTape) {
-    try {
-      compiled->native = NativeLibrary::load(generate_c(compiled->spec.graph, compiled->programs),
-                                             compiled->programs.programs.size(), options);
-      compiled->backend = "native (" + compiled->native->path() + ")";
-    } catch (const CompileInterrupted&) {
-      throw;  // the command is stopping: no tape either
-    } catch (const Error& e) {
-      if (options.backend == NativeOptions::Backend::kNative) throw;
-      compiled->backend = std::string("tape (no native code: ") + e.what() + ")";
-    }
-  }
+  compiled->options = options;
+  compiled->backend = compiled->backend_of<double>();
   return compiled;
 }
 
@@ -292,6 +326,7 @@ template <class S>
 Model<S> build_model(const ModelSpec& spec, const ParameterValues& values) {
   CompiledModel tape_only;
   tape_only.spec = spec;
+  tape_only.options.backend = NativeOptions::Backend::kTape;
   return Builder<S>(tape_only, values).build();
 }
 

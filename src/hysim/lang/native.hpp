@@ -7,8 +7,9 @@
 // The generated code does not depend on parameter values: every subexpression of parameters
 // and literals alone is a slot of a constant array that the builder fills in the run's
 // scalar type (Tape<S>::fold), so one library serves every parameter set and preset. It
-// holds one function per program (a mode's field, a guard atom, its rate, a reset) and per
-// scalar type, all with one signature:
+// holds one function per program (a mode's field, a guard atom, its rate, a reset), in the
+// scalar type of the runs that load it (one library per type, each compiled when a model of
+// that type is first built), all with one signature:
 //   void f(const R* c, R t, R jumping, const R* x, const R* prior, const R* field, R* out)
 // with R = double, long double or __float128. The arithmetic is written operation by
 // operation in the graph's order and compiled with -ffp-contract=off, so it rounds exactly
@@ -82,11 +83,11 @@ struct ProgramSet {
 
  private:
   std::map<NodeId, int> constant_slot_;
-  friend std::string generate_c(const Graph&, const ProgramSet&);
+  friend std::string generate_c(const Graph&, const ProgramSet&, ScalarKind);
 };
 
-// The C source of every program in the three scalar types.
-std::string generate_c(const Graph& graph, const ProgramSet& programs);
+// The C source of every program in one scalar type (a run compiles the type it runs in).
+std::string generate_c(const Graph& graph, const ProgramSet& programs, ScalarKind kind);
 
 class NativeLibrary {
  public:
@@ -100,8 +101,10 @@ class NativeLibrary {
   // cause when it cannot (the compiler's message, its time limit, the system's reason),
   // native_cache::CacheRefused when the cache folder is not private, CompileInterrupted when
   // options.stop is raised.
+  // The object holds the functions of `kind` (hym_P_d, hym_P_ld or hym_P_q); function<S>()
+  // of another type throws Error.
   static std::shared_ptr<const NativeLibrary> load(const std::string& source, std::size_t program_count,
-                                                   const NativeOptions& options);
+                                                   const NativeOptions& options, ScalarKind kind = ScalarKind::kDouble);
   ~NativeLibrary();
   NativeLibrary(const NativeLibrary&) = delete;
   NativeLibrary& operator=(const NativeLibrary&) = delete;
@@ -115,7 +118,7 @@ class NativeLibrary {
   NativeLibrary() = default;
   // dlopen of the object `file`; `shown` names it in path() and messages.
   static std::shared_ptr<const NativeLibrary> open_loaded(const std::string& file, const std::string& shown,
-                                                          std::size_t program_count);
+                                                          std::size_t program_count, ScalarKind kind);
   void* handle_ = nullptr;
   std::string path_;
   std::vector<void*> double_, long_double_, float128_;
