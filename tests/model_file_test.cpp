@@ -73,6 +73,41 @@ void expect_twins(const std::string& file, const std::string& builtin, double t_
   }
 }
 
+// A field of more outputs than native code writes in one C function (lang/native.cpp writes
+// it in parts of 128, copied to the field through a table): native code and the tape give
+// the formula's bits, in every scalar type.
+template <class S>
+void expect_field_of_many_states() {
+  constexpr int n = 300;
+  std::string text = "model chain\nparameter k = 0.3\n";
+  for (int i = 0; i < n; ++i) text += "state x" + std::to_string(i) + " = " + std::to_string(i + 1) + "\n";
+  text += "mode m {\n";
+  for (int i = 0; i < n; ++i) {
+    text += "  der(x" + std::to_string(i) + ") = k*x" + std::to_string((i + 1) % n) + " - x" + std::to_string(i) + "\n";
+  }
+  text += "}\n";
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("chain.hym", text));
+  for (const auto backend : {lang::NativeOptions::Backend::kNative, lang::NativeOptions::Backend::kTape}) {
+    lang::NativeOptions options = lang::NativeOptions::from_environment();
+    options.backend = backend;
+    std::string used;
+    const ModelEntry entry = lang::model_entry(spec, options, &used);
+    const Model<S> model = entry.make<S>(entry.default_values());
+    std::vector<S> dxdt(n);
+    model.modes[0].field(S(0), model.x0.data(), dxdt.data());
+    const S k = parse_decimal<S>("0.3", "k");
+    for (int i = 0; i < n; ++i) {
+      const S expected = k * model.x0[static_cast<std::size_t>((i + 1) % n)] - model.x0[static_cast<std::size_t>(i)];
+      ASSERT_EQ(dxdt[static_cast<std::size_t>(i)], expected) << "der(x" << i << ") on " << used;
+    }
+  }
+}
+
+TEST(ModelFileNative, AFieldOfManyStatesIsWrittenInParts) {
+  expect_field_of_many_states<double>();
+  expect_field_of_many_states<long double>();
+  expect_field_of_many_states<float128>();
+}
 
 TEST(ModelFileTwins, BouncingBall) {
   expect_twins<double>("models/bouncing-ball.hym", "bouncing-ball", 20.0);

@@ -149,11 +149,51 @@ class Emitter {
   Emitter(const Graph& graph, const std::map<NodeId, int>& slots, const CType& type, std::ostream& out)
       : graph_(graph), slots_(slots), type_(type), out_(out) {}
 
+  // A program of more than kPart outputs (a large model's field) is written as parts of
+  // kPart outputs each, static functions that the program calls in turn, into a local array
+  // it then copies to `out`: a compiler's optimisation grows faster than a function's length,
+  // so a field of thousands of states compiles in time linear in them. A part recomputes the
+  // few subexpressions it shares with another.
+  static constexpr std::size_t kPart = 128;
+
   void program(int number, const std::vector<NodeId>& outputs, const std::vector<int>& positions) {
+    const std::string symbol = "hym_" + std::to_string(number) + "_" + type_.tag;
+    if (outputs.size() <= kPart) {
+      function(symbol, "", outputs, positions);
+      return;
+    }
+    std::vector<int> local(kPart);
+    std::size_t parts = 0;
+    for (std::size_t first = 0; first < outputs.size(); first += kPart, ++parts) {
+      const std::size_t count = std::min(kPart, outputs.size() - first);
+      for (std::size_t i = 0; i < count; ++i) local[i] = static_cast<int>(first + i);
+      function(symbol + "_part" + std::to_string(parts), "static __attribute__((noinline)) ",
+               std::vector<NodeId>(outputs.begin() + static_cast<std::ptrdiff_t>(first),
+                                   outputs.begin() + static_cast<std::ptrdiff_t>(first + count)),
+               std::vector<int>(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(count)));
+    }
+    // The copy is a loop over a table: thousands of stores through `out` in one function would
+    // cost the compiler's alias analysis time quadratic in their number.
+    out_ << "static const int " << symbol << "_position[" << outputs.size() << "] = {";
+    for (std::size_t i = 0; i < outputs.size(); ++i) out_ << (i % 16 == 0 ? "\n  " : " ") << positions[i] << ",";
+    out_ << "\n};\n" << signature("", symbol) << "  " << type_.type << " value[" << outputs.size() << "];\n";
+    for (std::size_t part = 0; part < parts; ++part) {
+      out_ << "  " << symbol << "_part" << part << "(c, t, jumping, x, prior, f, value);\n";
+    }
+    out_ << "  for (int i = 0; i < " << outputs.size() << "; ++i) out[" << symbol << "_position[i]] = value[i];\n}\n";
+  }
+
+ private:
+  std::string signature(const char* storage, const std::string& symbol) const {
     const std::string r = type_.type;
-    out_ << "void hym_" << number << "_" << type_.tag << "(const " << r << "* c, " << r << " t, " << r << " jumping, const "
-         << r << "* x, const " << r << "* prior, const " << r << "* f, " << r << "* out) {\n"
-         << "  (void)c; (void)t; (void)jumping; (void)x; (void)prior; (void)f;\n";
+    return std::string(storage) + "void " + symbol + "(const " + r + "* c, " + r + " t, " + r + " jumping, const " + r +
+           "* x, const " + r + "* prior, const " + r + "* f, " + r + "* out) {\n" +
+           "  (void)c; (void)t; (void)jumping; (void)x; (void)prior; (void)f;\n";
+  }
+
+  void function(const std::string& symbol, const char* storage, const std::vector<NodeId>& outputs,
+                const std::vector<int>& positions) {
+    out_ << signature(storage, symbol);
     names_.assign(graph_.size(), std::string());
     std::vector<std::string> results;  // every local is written before the first output
     for (NodeId id : outputs) results.push_back(name(id));
@@ -161,7 +201,6 @@ class Emitter {
     out_ << "}\n";
   }
 
- private:
   std::string name(NodeId id) {
     std::string& known = names_[static_cast<std::size_t>(id)];
     if (!known.empty()) return known;
@@ -219,14 +258,9 @@ namespace {
 constexpr std::size_t kObjectLimit = std::size_t{1} << 30;  // [bytes] a cached object larger is not read
 constexpr std::size_t kLogLimit = 4000;                     // [chars] of the compiler's message shown
 
-// The compiler's flags for a source of `size` bytes. The generated code is straight-line
-// arithmetic, which -O1 already keeps in registers; -O2's further passes grow faster than the
-// function (a 400-cell heat rod, 435 KB of C: 6.1 s at -O2, 3.6 s at -O1), so a large source is
-// compiled at -O1. Both round alike: -ffp-contract=off and no fast-math keep every operation
-// as written. The flags are part of the cache key.
-std::vector<std::string> compiler_flags(std::size_t size) {
-  constexpr std::size_t kLargeSource = std::size_t{96} << 10;  // [bytes]
-  return {size < kLargeSource ? "-O2" : "-O1", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math"};
+const std::vector<std::string>& compiler_flags() {
+  static const std::vector<std::string> flags = {"-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math"};
+  return flags;
 }
 
 std::string format_seconds(double seconds) {
@@ -286,8 +320,7 @@ std::string compile_in(const PrivateFolder& folder, const std::string& compiler,
   if (!log_fd) throw Error("cannot create '" + log + "': " + std::strerror(errno));
   // Every path is absolute, so none can be read as an option.
   std::vector<std::string> args = {compiler};
-  const std::vector<std::string> flags = compiler_flags(source.size());
-  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), compiler_flags().begin(), compiler_flags().end());
   args.insert(args.end(), {"-o", object, c_file, "-lquadmath", "-lm"});
   const CompilerRun run = run_compiler(args, log_fd.get(), options.compile_timeout, options.stop);
   const std::string who = "the C compiler '" + compiler + "'";
@@ -319,7 +352,7 @@ std::shared_ptr<const NativeLibrary> NativeLibrary::load(const std::string& sour
   options.validate();
   const std::string compiler = find_compiler(options.compiler);
   std::string command = compiler;
-  for (const auto& f : compiler_flags(source.size())) command += " " + f;
+  for (const auto& f : compiler_flags()) command += " " + f;
   const std::string key = native_cache::sha256_hex(command + "\n" + source);
 
   std::string uncached;  // why the cache is not used
