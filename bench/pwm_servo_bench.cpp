@@ -254,7 +254,7 @@ std::vector<Row> measure_rows(const Model<double>& model, const ParameterValues&
     round.clear();
     std::vector<std::string> strategies;
     for (const auto& info : strategy_catalog()) {
-      if (!info.is_driver()) strategies.push_back(info.name);
+      if (!info.is_driver() && !info.opt_in) strategies.push_back(info.name);
     }
     if (o.strategy_list != "all") strategies = bench::split(o.strategy_list);
     for (const auto& solver : bench::split(o.solver_list)) {

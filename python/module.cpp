@@ -497,6 +497,19 @@ py::dict stats_dict(const RunStatistics& s) {
   stats["events"] = s.events;
   stats["transitions"] = s.transitions;
   stats["one_sided_events"] = s.one_sided_events;
+  const CertifiedStatistics& c = s.certified;
+  if (c.level > 0) {  // the certified strategy (docs/certified.md)
+    py::dict certified;
+    certified["level"] = c.level;
+    certified["steps_proved"] = c.steps_proved;
+    certified["steps_unproved"] = c.steps_unproved;
+    certified["enclosures"] = c.enclosures;
+    certified["subdivisions"] = c.subdivisions;
+    certified["max_depth"] = c.max_depth;
+    certified["events_unique"] = c.events_unique;
+    certified["events_bracketed"] = c.events_bracketed;
+    stats["certified"] = certified;
+  }
   return stats;
 }
 

@@ -5,11 +5,14 @@
 #include "hysim/loop_engine.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/core/log.hpp"
+#include "hysim/events/certifier.hpp"
 #include "hysim/events/step_limiter.hpp"
 #include "hysim/loop_context.hpp"
 #include "hysim/loop_events.hpp"
@@ -33,6 +36,7 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
         sliding_(run_, output_, events_),
         limiter_(setup.options, setup.strategy, run_.stepper->is_adaptive()) {
     if (setup.model.x0.size() != run_.n) throw ModelError("model '" + setup.model.name + "' is not finalized");
+    if (run_.strategy.certification().on) make_certifier();
   }
 
   bool adaptive() const override { return run_.stepper->is_adaptive(); }
@@ -186,9 +190,49 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
   static constexpr int kScanStopped = -2;
   static constexpr int kSamplesBetweenPolls = 4096;
 
+  // The certified strategy's prover (events/certifier.hpp), for a run in double of a model
+  // with interval guards and a solver whose dense output is a polynomial of known degree.
+  void make_certifier() {
+    const std::string refused = "strategy certified: ";
+    if constexpr (!std::is_same_v<S, double>) {
+      throw InvalidArgument(refused + "runs in double only (its interval arithmetic is double's)");
+    } else {
+      if (!run_.model.guard_enclosure) {
+        throw InvalidArgument(refused + "model '" + run_.model.name +
+                              "' gives no interval enclosures of its guards; model files do (a built-in model's "
+                              "twin: models/" + run_.model.name + ".hym)");
+      }
+      if (run_.stepper->dense_degree() < 0) {
+        throw InvalidArgument(refused + "the dense output of " + std::string(run_.stepper->name()) +
+                              " is not a polynomial of a known degree");
+      }
+      const auto tuning = run_.strategy.certification();
+      guard_enclosure_ = run_.model.guard_enclosure();
+      certifier_ = std::make_unique<Certifier>(run_.model, guard_enclosure_.get(), &run_.detector,
+                                               &run_.ledger.stats().certified, tuning.max_depth, tuning.strict);
+    }
+  }
+
+  // detect, certified: the first part of the step where a guard fires, each part before it
+  // proved free of guard changes.
+  Crossing<S> certified_detect() {
+    if constexpr (std::is_same_v<S, double>) {
+      const auto min_width = [&](double t) { return run_.min_step(t); };
+      const auto warn = [&](std::string message) {
+        run_.ledger.warn(where(run_.model, run_.mode, run_.t) + ": " + std::move(message));
+      };
+      const CertifiedScan scan = certifier_->scan(run_.mode, *run_.stepper, min_width, warn);
+      if (scan.transition >= 0) return {scan.transition, scan.t_lo, scan.t_hi};
+      return {run_.detector.fired(run_.mode, scan.t_hi, run_.stepper->x_current()), scan.t_lo, scan.t_hi};
+    } else {
+      return {};
+    }
+  }
+
   // detect: the first point of the step where a guard of the mode fires: the strategy's
   // interior samples of the dense output, in order, then the step's end.
   Crossing<S> detect() {
+    if (certifier_) return certified_detect();
     const S t0 = run_.stepper->t_previous();
     const S t1 = run_.stepper->t_current();
     const int m = run_.strategy.interior_samples();
@@ -278,6 +322,8 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
   SlidingPhase<S> sliding_;
   StepLimiter<S> limiter_;
   StiffnessDetector stiffness_;  // Hairer's test over the run's accepted steps
+  std::unique_ptr<GuardEnclosure> guard_enclosure_;  // the certified strategy's: the guards on intervals
+  std::unique_ptr<Certifier> certifier_;              // ... and its prover; null under the others
 };
 
 template <class S>

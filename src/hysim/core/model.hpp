@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hysim/core/guard.hpp"
+#include "hysim/core/guard_enclosure.hpp"
 
 namespace hysim {
 
@@ -81,6 +82,9 @@ struct Model {
   // NaN where it gives none; empty: none at all. A run's `--atol NAME=VALUE` overrides it.
   std::vector<S> state_atol;
   ZenoContinuation<S> zeno;
+  // Interval enclosures of the guards, for the certified strategy (double runs); empty: none
+  // (model files give them; a C++ model may).
+  GuardEnclosureMaker guard_enclosure;
 
   std::size_t state_size() const { return state_names.size(); }
 

@@ -102,6 +102,12 @@ class TransitionDetector {
     return fires;
   }
 
+  // Whether atom i of transition k of `mode` reads false at t for having been disarmed at the
+  // last event (events/rearm.hpp).
+  bool masked(int mode, int k, int i, const S& t) const {
+    return masks_.masked(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t);
+  }
+
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x) (events/rates.hpp).
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
     if (crossings_on_) crossings_.sync(mode, t, x);

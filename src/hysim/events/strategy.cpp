@@ -5,6 +5,7 @@
 #include "hysim/core/errors.hpp"
 #include "hysim/run/option_table.hpp"
 #include "hysim/events/strategies/bisection.hpp"
+#include "hysim/events/strategies/certified.hpp"
 #include "hysim/events/strategies/double_sided.hpp"
 #include "hysim/events/strategies/gamma.hpp"
 #include "hysim/events/strategies/gamma_refine.hpp"
@@ -41,6 +42,11 @@ std::deque<StrategyInfo> built_in() {
       "sampled", "check interior points of each step's dense output, then Illinois",
       "sampled zero-crossing detection (cf. DifferentialEquations.jl interp_points)",
       SampledStrategy<double>::options(), &SampledStrategy<double>::validate));
+  catalog.push_back(strategy_entry<CertifiedStrategy>(
+      "certified", "gamma-refine with each step proved by interval arithmetic to hold no other guard change",
+      "interval enclosures of the guards along the dense output (docs/certified.md)",
+      CertifiedStrategy<double>::options(), &CertifiedStrategy<double>::validate));
+  catalog.back().opt_in = true;  // model files (interval guards), double
   return catalog;
 }
 
@@ -93,6 +99,9 @@ Decimal StrategyTuning::number(std::string_view name) const {
       if (const auto* member = std::get_if<int SimulationOptions::*>(&info.member)) {
         return Decimal(static_cast<double>(options_.**member));
       }
+      if (const auto* member = std::get_if<bool SimulationOptions::*>(&info.member)) {
+        return Decimal(options_.**member ? 1.0 : 0.0);  // a switch reads 1 or 0
+      }
     }
     return row.default_value;
   }
@@ -126,7 +135,9 @@ void StrategyInfo::check(const SimulationOptions& run_options, const StrategySet
 StrategyOption option_row(std::string_view name) {
   const SimulationOptions defaults;
   for (const OptionInfo& info : option_table()) {
-    if (info.name == name) return {info.name, info.unit, info.help, Decimal(option_text(defaults, info))};
+    if (info.name != name) continue;
+    const std::string text = option_text(defaults, info);  // a switch reads 1 or 0
+    return {info.name, info.unit, info.help, Decimal(text == "true" ? "1" : text == "false" ? "0" : text)};
   }
   throw InvalidArgument("option_row: no option " + std::string(name));
 }

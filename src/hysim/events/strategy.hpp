@@ -144,6 +144,15 @@ class EventStrategy {
   // detect: interior points of each step checked before its end. Default: none.
   virtual int interior_samples() const { return 0; }
 
+  // detect: whether each step is proved by interval enclosures instead (events/certifier.hpp;
+  // the strategy certified), with the certifier's depth and strictness. Default: not.
+  struct Certification {
+    bool on = false;
+    int max_depth = 0;
+    bool strict = true;
+  };
+  virtual Certification certification() const { return {}; }
+
   // decide: a guard fired in `step`.
   virtual CrossingDecision<S> on_crossing(const CrossedStep<S>& step) const = 0;
 
@@ -219,6 +228,9 @@ struct StrategyInfo {
   // solver (driver_solver, e.g. "cvode/BDF").
   std::string engine = kOwnEngine;
   std::string driver_solver;
+  // Taken only when named, not in "every strategy" (comparisons, benchmarks): it needs what
+  // not every model offers (certified: the guards' interval enclosures).
+  bool opt_in = false;
 
   static constexpr const char* kOwnEngine = "hysim";
   // Whether a peer's engine drives the run (no policy of the simulator's loop).

@@ -5,8 +5,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/lang/interval.hpp"
 #include "hysim/lang/native.hpp"
 #include "hysim/lang/tape.hpp"
 
@@ -24,6 +26,8 @@ struct CompiledModel {
   ProgramSet programs;
   NativeOptions options;
   std::string backend;  // the double type's: "native (path)" or "tape (reason)"
+  // Each model atom's e and rate, for the certified strategy's enclosures.
+  std::shared_ptr<const FileGuardEnclosure::AtomTable> atom_table;
 
   // The native code of the programs in S, compiled (or found in the cache) when a model in S
   // is first built, once whatever the threads asking; null for the tape (asked for, or the
@@ -89,13 +93,13 @@ struct Program {
 template <class S>
 class Builder {
  public:
-  Builder(const CompiledModel& compiled, const ParameterValues& values)
-      : compiled_(compiled), spec_(compiled.spec), n_(static_cast<int>(spec_.states.size())) {
+  Builder(std::shared_ptr<const CompiledModel> compiled, const ParameterValues& values)
+      : compiled_(std::move(compiled)), spec_(compiled_->spec), n_(static_cast<int>(spec_.states.size())) {
     for (const auto& p : spec_.parameters) parameters_.push_back(values.get<S>(p.name));
-    native_ = compiled.native<S>();
+    native_ = compiled_->native<S>();
     if (native_) {
       auto constants = std::make_shared<std::vector<Raw<S>>>();
-      for (NodeId id : compiled.programs.constants) {
+      for (NodeId id : compiled_->programs.constants) {
         const S value = Tape<S>::fold(spec_.graph, id, parameters_);
         constants->push_back(*raw(&value));
       }
@@ -136,6 +140,11 @@ class Builder {
       model.zeno.mode_name = spec_.modes[static_cast<std::size_t>(spec_.zeno->mode)].name;
       model.zeno.reset = reset(spec_.zeno->resets, Location{});
     }
+    if constexpr (std::is_same_v<S, double>) {
+      model.guard_enclosure = [compiled = compiled_, parameters = parameters_, n = n_] {
+        return std::make_unique<FileGuardEnclosure>(compiled, compiled->spec.graph, parameters, compiled->atom_table, n);
+      };
+    }
     model.finalize();
     return model;
   }
@@ -145,7 +154,7 @@ class Builder {
   Program<S> program(const std::vector<NodeId>& outputs, Location at, const std::vector<int>& where = {}) const {
     Program<S> p;
     if (native_) {
-      p.function = native_->function<S>(compiled_.programs.find(outputs, where));
+      p.function = native_->function<S>(compiled_->programs.find(outputs, where));
       p.constants = constants_;
       p.library = native_;
     } else {
@@ -273,7 +282,7 @@ class Builder {
     return value;
   }
 
-  const CompiledModel& compiled_;
+  std::shared_ptr<const CompiledModel> compiled_;
   const ModelSpec& spec_;
   int n_;
   std::vector<S> parameters_;
@@ -309,12 +318,33 @@ ProgramSet programs_of(const ModelSpec& spec) {
   return set;
 }
 
+// atoms[mode][k][i]: the e and rate of atom i of the mode's transition k, in the order the
+// builder's guards hold them (Guard::atoms(): the tree's leaves left to right).
+std::shared_ptr<const FileGuardEnclosure::AtomTable> atom_table_of(const ModelSpec& spec) {
+  auto table = std::make_shared<FileGuardEnclosure::AtomTable>(spec.modes.size());
+  for (const auto& tr : spec.transitions) {
+    auto& atoms = (*table)[static_cast<std::size_t>(tr.from)].emplace_back();
+    const auto leaves = [&](const auto& self, int index) -> void {
+      const GuardNode& node = tr.guard[static_cast<std::size_t>(index)];
+      if (node.kind == GuardNode::Kind::kAtom) {
+        const AtomSpec& a = tr.atoms[static_cast<std::size_t>(node.atom)];
+        atoms.push_back({a.e, a.rate});
+        return;
+      }
+      for (const int child : node.children) self(self, child);
+    };
+    leaves(leaves, static_cast<int>(tr.guard.size()) - 1);
+  }
+  return table;
+}
+
 // The double type's code is compiled here, so that a file whose code the compiler refuses
 // says so when it is read; the other types' when a model in them is first built.
 std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions& options) {
   auto compiled = std::make_shared<CompiledModel>();
   compiled->spec = std::move(spec);
   compiled->programs = programs_of(compiled->spec);
+  compiled->atom_table = atom_table_of(compiled->spec);
   compiled->options = options;
   compiled->backend = compiled->backend_of<double>();
   return compiled;
@@ -324,9 +354,10 @@ std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions
 
 template <class S>
 Model<S> build_model(const ModelSpec& spec, const ParameterValues& values) {
-  CompiledModel tape_only;
-  tape_only.spec = spec;
-  tape_only.options.backend = NativeOptions::Backend::kTape;
+  auto tape_only = std::make_shared<CompiledModel>();
+  tape_only->spec = spec;
+  tape_only->atom_table = atom_table_of(spec);
+  tape_only->options.backend = NativeOptions::Backend::kTape;
   return Builder<S>(tape_only, values).build();
 }
 
@@ -343,9 +374,9 @@ ModelEntry model_entry(std::shared_ptr<const ModelSpec> spec, const NativeOption
     if (!p.t_end.empty()) preset.t_end = parse_decimal<double>(p.t_end, "t_end of preset '" + p.name + "'");
     entry.presets.push_back(std::move(preset));
   }
-  entry.make_double = [compiled](const ParameterValues& v) { return Builder<double>(*compiled, v).build(); };
-  entry.make_long_double = [compiled](const ParameterValues& v) { return Builder<long double>(*compiled, v).build(); };
-  entry.make_float128 = [compiled](const ParameterValues& v) { return Builder<float128>(*compiled, v).build(); };
+  entry.make_double = [compiled](const ParameterValues& v) { return Builder<double>(compiled, v).build(); };
+  entry.make_long_double = [compiled](const ParameterValues& v) { return Builder<long double>(compiled, v).build(); };
+  entry.make_float128 = [compiled](const ParameterValues& v) { return Builder<float128>(compiled, v).build(); };
   return entry;
 }
 

@@ -11,42 +11,13 @@ namespace hysim::lang {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double down(double v, int ulps = 1) {
-  for (int i = 0; i < ulps; ++i) v = std::nextafter(v, -kInf);
-  return v;
-}
-double up(double v, int ulps = 1) {
-  for (int i = 0; i < ulps; ++i) v = std::nextafter(v, kInf);
-  return v;
-}
-
-// [lo, hi] moved outward by `ulps`; a NaN bound makes the whole line.
-Interval outward(double lo, double hi, int ulps = 1) {
-  if (std::isnan(lo) || std::isnan(hi)) return Interval::entire();
-  return {down(lo, ulps), up(hi, ulps)};
-}
-
-Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
-
-Interval add(Interval a, Interval b) { return outward(a.lo + b.lo, a.hi + b.hi); }
-Interval subtract(Interval a, Interval b) { return outward(a.lo - b.hi, a.hi - b.lo); }
-Interval negate(Interval a) { return {-a.hi, -a.lo}; }  // exact
-
-Interval multiply(Interval a, Interval b) {
-  const double p[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-  // 0 * inf is NaN: the product of 0 and an unbounded interval is unbounded.
-  for (const double v : p) {
-    if (std::isnan(v)) return Interval::entire();
-  }
-  return outward(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
-}
-
-Interval divide(Interval a, Interval b) {
-  if (b.lo <= 0 && b.hi >= 0) return Interval::entire();
-  return multiply(a, outward(1 / b.hi, 1 / b.lo));
-}
+using interval::add;
+using interval::divide;
+using interval::hull;
+using interval::multiply;
+using interval::negate;
+using interval::outward;
+using interval::subtract;
 
 // A monotone library function f on [lo, hi], increasing or decreasing, within its domain.
 template <class F>
@@ -136,10 +107,19 @@ Interval compare(Op op, Interval a, Interval b) {
 
 }  // namespace
 
-Interval Interval::entire() { return {-kInf, kInf}; }
-
 IntervalEvaluator::IntervalEvaluator(const Graph& graph, std::vector<double> parameters)
-    : graph_(graph), parameters_(std::move(parameters)), cache_(graph.size()), stamp_(graph.size(), 0) {}
+    : graph_(graph), parameters_(std::move(parameters)), constants_(graph.size()), cache_(graph.size()),
+      stamp_(graph.size(), 0) {
+  for (std::size_t i = 0; i < graph.size(); ++i) {  // literals read once, not per box
+    const Node& node = graph[static_cast<NodeId>(i)];
+    if (node.op != Op::kConstant) continue;
+    const double v = std::strtod(node.text.c_str(), nullptr);
+    // An integer of at most 15 digits is its double exactly; any other decimal's exact value
+    // lies within an ulp of its double.
+    const bool integer = node.text.find_first_not_of("0123456789") == std::string::npos && node.text.size() <= 15;
+    constants_[i] = integer ? Interval::point(v) : outward(v, v);
+  }
+}
 
 void IntervalEvaluator::set_box(Interval t, const Interval* x, int states, const Interval* field) {
   t_ = t;
@@ -162,15 +142,10 @@ Interval IntervalEvaluator::evaluate(NodeId id) {
   return value;
 }
 
-Interval IntervalEvaluator::leaf(const Node& node) const {
+Interval IntervalEvaluator::leaf(NodeId id) const {
+  const Node& node = graph_[id];
   switch (node.op) {
-    case Op::kConstant: {
-      const double v = std::strtod(node.text.c_str(), nullptr);
-      // An integer of at most 15 digits is its double exactly; any other decimal's exact value
-      // lies within an ulp of its double.
-      const bool integer = node.text.find_first_not_of("0123456789") == std::string::npos && node.text.size() <= 15;
-      return integer ? Interval::point(v) : outward(v, v);
-    }
+    case Op::kConstant: return constants_[static_cast<std::size_t>(id)];
     case Op::kParameter: return Interval::point(parameters_.at(static_cast<std::size_t>(node.index)));
     case Op::kState:
     case Op::kPrior: return x_.at(static_cast<std::size_t>(node.index));
@@ -185,7 +160,7 @@ Interval IntervalEvaluator::leaf(const Node& node) const {
 
 Interval IntervalEvaluator::compute(NodeId id) {
   const Node& node = graph_[id];
-  if (node.args.empty()) return leaf(node);
+  if (node.args.empty()) return leaf(id);
   if (node.op == Op::kSelect) {  // only the branch the condition allows
     const Interval condition = evaluate(node.args[0]);
     if (condition.lo == 1) return evaluate(node.args[1]);
@@ -221,7 +196,7 @@ Interval IntervalEvaluator::compute(NodeId id) {
     case Op::kCosh:
       return a.lo >= 0   ? monotone(a, [](double v) { return std::cosh(v); }, true)
              : a.hi <= 0 ? monotone(a, [](double v) { return std::cosh(v); }, false)
-                         : Interval{1, up(std::cosh(std::max(-a.lo, a.hi)), 2)};
+                         : Interval{1, interval::up(std::cosh(std::max(-a.lo, a.hi)), 2)};
     case Op::kTanh: return monotone(a, [](double v) { return std::tanh(v); }, true);
     case Op::kFloor: return {std::floor(a.lo), std::floor(a.hi)};  // exact
     case Op::kCeil: return {std::ceil(a.lo), std::ceil(a.hi)};

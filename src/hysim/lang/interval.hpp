@@ -21,22 +21,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "hysim/core/guard_enclosure.hpp"
+#include "hysim/core/interval.hpp"
 #include "hysim/lang/expr.hpp"
 
 namespace hysim::lang {
 
-struct Interval {
-  double lo = 0, hi = 0;
-
-  static Interval point(double v) { return {v, v}; }
-  static Interval entire();
-  bool contains(double v) const { return lo <= v && v <= hi; }
-  bool certainly_positive() const { return lo > 0; }
-  bool certainly_negative() const { return hi < 0; }
-  double width() const { return hi - lo; }
-};
+using hysim::Interval;
 
 // Enclosures of nodes of one graph. Not thread-safe: it keeps a cache per box.
 class IntervalEvaluator {
@@ -52,15 +46,50 @@ class IntervalEvaluator {
 
  private:
   Interval compute(NodeId id);
-  Interval leaf(const Node& node) const;
+  Interval leaf(NodeId id) const;
 
   const Graph& graph_;
   std::vector<double> parameters_;
   Interval t_{};
   std::vector<Interval> x_, field_;
+  std::vector<Interval> constants_;  // each literal's enclosure, by node
   std::vector<Interval> cache_;
   std::vector<std::uint32_t> stamp_;  // cache_[i] is valid when stamp_[i] == box_
   std::uint32_t box_ = 0;
+};
+
+// A model file's guards over boxes (core/guard_enclosure.hpp), for one run: each atom's e and
+// rate evaluated on intervals from the graph they were compiled from.
+class FileGuardEnclosure final : public GuardEnclosure {
+ public:
+  struct AtomNodes {
+    NodeId e = -1;
+    NodeId rate = -1;  // -1: none (a discrete atom)
+  };
+  // atoms[mode][k][i]: atom i of transition k of the mode, in Guard::atoms() order. `owner`
+  // keeps the graph alive.
+  using AtomTable = std::vector<std::vector<std::vector<AtomNodes>>>;
+  FileGuardEnclosure(std::shared_ptr<const void> owner, const Graph& graph, std::vector<double> parameters,
+                     std::shared_ptr<const AtomTable> atoms, int states)
+      : owner_(std::move(owner)), evaluator_(graph, std::move(parameters)), atoms_(std::move(atoms)), states_(states) {}
+
+  void set_box(Interval t, const Interval* x, const Interval* dxdt) override { evaluator_.set_box(t, x, states_, dxdt); }
+  Interval value(int mode, int k, int i) override { return evaluator_.evaluate(at(mode, k, i).e); }
+  Interval rate(int mode, int k, int i) override {
+    const NodeId r = at(mode, k, i).rate;
+    return r < 0 ? Interval::entire() : evaluator_.evaluate(r);
+  }
+  int function_id(int mode, int k, int i) const override { return at(mode, k, i).e; }
+
+ private:
+  const AtomNodes& at(int mode, int k, int i) const {
+    return (*atoms_)[static_cast<std::size_t>(mode)][static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
+  }
+
+  std::shared_ptr<const void> owner_;
+  IntervalEvaluator evaluator_;
+  std::shared_ptr<const AtomTable> atoms_;
+  int states_;
 };
 
 }  // namespace hysim::lang

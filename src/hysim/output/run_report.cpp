@@ -27,10 +27,24 @@ nlohmann::json options_json(const SimulationOptions& options) {
 }
 
 nlohmann::json statistics_json(const RunStatistics& s, double wall_seconds) {
-  return {{"steps_accepted", s.steps_accepted}, {"steps_rejected", s.steps_rejected}, {"rhs_evals", s.rhs_evals},
-          {"guard_evals", s.guard_evals},       {"root_iterations", s.root_iterations}, {"events", s.events},
-          {"transitions", s.transitions},       {"one_sided_events", s.one_sided_events},
-          {"wall_seconds", wall_seconds}};
+  nlohmann::json json = {{"steps_accepted", s.steps_accepted}, {"steps_rejected", s.steps_rejected},
+                         {"rhs_evals", s.rhs_evals},           {"guard_evals", s.guard_evals},
+                         {"root_iterations", s.root_iterations}, {"events", s.events},
+                         {"transitions", s.transitions},       {"one_sided_events", s.one_sided_events},
+                         {"wall_seconds", wall_seconds}};
+  const CertifiedStatistics& c = s.certified;
+  if (c.level > 0) {  // the certified strategy (docs/certified.md)
+    json["certified"] = {{"level", c.level},
+                         {"proves", "the dense output (the computed trajectory), not the exact flow"},
+                         {"steps_proved", c.steps_proved},
+                         {"steps_unproved", c.steps_unproved},
+                         {"enclosures", c.enclosures},
+                         {"subdivisions", c.subdivisions},
+                         {"max_depth", c.max_depth},
+                         {"events_unique", c.events_unique},
+                         {"events_bracketed", c.events_bracketed}};
+  }
+  return json;
 }
 
 template <class S>

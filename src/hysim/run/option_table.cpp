@@ -50,6 +50,12 @@ const std::vector<OptionInfo>& option_table() {
        "an approaching guard, 0 < refine_gamma < 2"},
       {"samples", &O::samples, "", G::kTuning,
        "strategy sampled: interior points of each step's dense output checked, >= 1"},
+      {"certified_depth", &O::certified_depth, "", G::kTuning,
+       "strategy certified: the most halvings of a step before a part is read at its end alone, "
+       "1 to 60"},
+      {"certified_strict", &O::certified_strict, "", G::kTuning,
+       "strategy certified: a part of a step it cannot prove fails the run; false: a warning, "
+       "counted in stats.json, and the run goes on"},
       {"sliding", &O::sliding, "", G::kTuning,
        "at a sliding arrival, move along the surface with the equivalent (Filippov) dynamics; "
        "false: the two modes chatter at the minimum step"},

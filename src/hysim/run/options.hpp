@@ -47,6 +47,9 @@ struct SimulationOptions {
                                  //     predicted time to an approaching guard; < 2, so that one
                                  //     step cannot hold both crossings of a locally quadratic e
   int samples = 4;               // strategy sampled: interior points of each step checked
+  int certified_depth = 40;      // strategy certified: the most halvings of a step (<= 60)
+  bool certified_strict = true;  // strategy certified: a part it cannot prove fails the run;
+                                 //     false: a warning, counted, and the run goes on
   bool sliding = true;           // move along a sliding surface with the equivalent (Filippov)
                                  //     dynamics; false: the two modes chatter at the minimum step
   int zeno_events = 8;           // Zeno: this many consecutive intervals between events (pinnacles,

@@ -21,6 +21,19 @@ namespace hysim {
 enum class TransitionClass { kInterior, kBoundary, kSliding, kPinnacle, kMythical };
 const char* transition_class_name(TransitionClass c);
 
+// What the certified strategy proved (events/certifier.hpp, docs/certified.md); zero under
+// the other strategies.
+struct CertifiedStatistics {
+  int level = 0;                       // 1: the computed trajectory (the dense output); 0: none
+  std::int64_t steps_proved = 0;       // steps proved free of guard changes up to their event or end
+  std::int64_t steps_unproved = 0;     // steps with a part that could not be proved (--no-certified-strict)
+  std::int64_t enclosures = 0;         // parts of steps enclosed
+  std::int64_t subdivisions = 0;       // parts split in two
+  int max_depth = 0;                   // the deepest split (a part of 2^-depth of its step)
+  std::int64_t events_unique = 0;      // events in a part where one function, monotone, changes sign once
+  std::int64_t events_bracketed = 0;   // events found at the depth limit without that proof
+};
+
 // Counters of a run; every strategy reports the same ones.
 struct RunStatistics {
   std::int64_t steps_accepted = 0;
@@ -31,6 +44,7 @@ struct RunStatistics {
   std::int64_t events = 0;           // event times (a chain at one time counts once)
   std::int64_t transitions = 0;      // modes visited at events (rows of events.csv)
   std::int64_t one_sided_events = 0; // events whose x- satisfies the old mode (no guard fired)
+  CertifiedStatistics certified{};
 };
 
 // One mode visited at an event. Rows of one chain share index and t.

@@ -78,6 +78,8 @@ class BogackiShampine3Stepper final : public StepperBase<S> {
     return {StepStatus::kAccepted, h_next};
   }
 
+  int dense_degree() const override { return 3; }  // the cubic Hermite
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     const S h = this->t_cur_ - this->t_prev_;

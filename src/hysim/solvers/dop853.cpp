@@ -331,6 +331,8 @@ class Dop853Stepper final : public StepperBase<S> {
                               last_stage_.data(), k_[kStages - 1].data(), this->x_cur_.size(), kDop853StabilityBound);
   }
 
+  int dense_degree() const override { return 7; }  // Hairer's contd8
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     const S theta = (t - this->t_prev_) / (this->t_cur_ - this->t_prev_);

@@ -185,6 +185,9 @@ class NdfStepper final : public StepperBase<S> {
     return {StepStatus::kAccepted, next_step(h, err)};
   }
 
+  // the polynomial through the backward differences of the order in use
+  int dense_degree() const override { return dense_order_; }
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     backward_interpolate(dense_.data(), static_cast<std::size_t>(dense_order_), (t - this->t_cur_) / dense_h_,

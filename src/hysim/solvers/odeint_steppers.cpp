@@ -179,6 +179,8 @@ class Dopri5Stepper final : public StepperBase<S> {
                               stage_f_, this->x_cur_.size(), kDopri5StabilityBound);
   }
 
+  int dense_degree() const override { return 5; }  // Shampine's continuous extension
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     // odeint writes into a State of the right size (allocated once, in the constructor).
@@ -343,6 +345,8 @@ class CashKarp54Stepper final
   std::string_view name() const override { return "cashkarp54"; }
   int order() const override { return 5; }
 
+  int dense_degree() const override { return 4; }  // the cubic Hermite plus a quartic bubble
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     dense_at((t - this->t_prev_) / (this->t_cur_ - this->t_prev_), x, nullptr);
@@ -411,6 +415,8 @@ class Fehlberg78Stepper final
   std::string_view name() const override { return "rkf78"; }
   int order() const override { return 8; }
 
+  int dense_degree() const override { return 5; }  // the quintic Hermite
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     dense_at((t - this->t_prev_) / (this->t_cur_ - this->t_prev_), x, nullptr);
@@ -476,6 +482,8 @@ class FixedStepper final : public StepperBase<S> {
     this->accept(t_new);
     return {StepStatus::kAccepted, h};
   }
+
+  int dense_degree() const override { return order_ == 1 ? 1 : 3; }  // Euler's line, else the cubic Hermite
 
   void interpolate(S t, S* x) const override {
     const std::size_t n = this->x_cur_.size();

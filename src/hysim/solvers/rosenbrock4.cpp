@@ -204,6 +204,8 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     return {StepStatus::kAccepted, h_next};
   }
 
+  int dense_degree() const override { return 4; }
+
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     const S s = (t - this->t_prev_) / (this->t_cur_ - this->t_prev_);

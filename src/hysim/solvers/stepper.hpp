@@ -89,6 +89,11 @@ class Stepper {
   // stored points exactly.
   virtual void interpolate(S t, S* x) const = 0;
 
+  // The degree of the last accepted step's dense output, a polynomial in t on
+  // [t_previous(), t_current()]: the certified strategy reads it through degree + 1 of its
+  // points (solvers/dense_enclosure.hpp). -1: not a polynomial of a known degree.
+  virtual int dense_degree() const { return -1; }
+
   virtual S t_current() const = 0;
   virtual const S* x_current() const = 0;
   virtual const S* dxdt_current() const = 0;

@@ -103,7 +103,9 @@ Decimal ModelChoice::t_end_or(const Decimal& fallback) const {
 std::vector<std::string> checked_strategies(const std::vector<std::string>& names) {
   if (names.empty()) {
     std::vector<std::string> all;
-    for (const auto& info : strategy_catalog()) all.push_back(info.name);
+    for (const auto& info : strategy_catalog()) {
+      if (!info.opt_in) all.push_back(info.name);
+    }
     return all;
   }
   for (const auto& name : names) find_strategy(name);

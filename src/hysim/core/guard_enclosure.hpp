@@ -1,0 +1,35 @@
+// Interval enclosures of a model's guard atoms over boxes of time, state and rate: what
+// certified event detection (events/certifier.hpp) reads to prove that no guard changes sign
+// between two points. A model offers them through Model::guard_enclosure; model files do
+// (lang/interval.hpp), from the expression graph their guards and rates are compiled from.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "hysim/core/interval.hpp"
+
+namespace hysim {
+
+// One run's enclosures (it keeps values per box, so it is not shared between threads).
+class GuardEnclosure {
+ public:
+  virtual ~GuardEnclosure() = default;
+
+  // The box: t in `t`, x_i in x[i], and the rates of the states along the trajectory being
+  // enclosed in dxdt[i] (null: unknown, the atoms' rates are then unbounded).
+  virtual void set_box(Interval t, const Interval* x, const Interval* dxdt) = 0;
+  // Over the box: an enclosure of e(t, x) of atom i of transition k of `mode` (in the order
+  // of Guard::atoms()), and of its rate de/dt = de/dt|_x + grad e . dx/dt (the whole line
+  // where the model gives none).
+  virtual Interval value(int mode, int k, int i) = 0;
+  virtual Interval rate(int mode, int k, int i) = 0;
+  // A number naming the atom's function: atoms with the same number are one function read
+  // with different relations (Atom::shared).
+  virtual int function_id(int mode, int k, int i) const = 0;
+};
+
+// Makes one run's enclosures; empty: the model offers none.
+using GuardEnclosureMaker = std::function<std::unique_ptr<GuardEnclosure>()>;
+
+}  // namespace hysim

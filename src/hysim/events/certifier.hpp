@@ -1,0 +1,263 @@
+// Certified detection, level 1 (the strategy "certified", docs/certified.md): a proof, for
+// each accepted step, that no guard of the mode changes its truth along the step's dense
+// output except inside the part where the event is then located.
+//
+// The step [t0, t1] is scanned left to right in parts. Over a part [a, b] every atom e of the
+// mode's guards is enclosed by interval arithmetic (core/interval.hpp), composed with the
+// enclosure of the dense output (solvers/dense_enclosure.hpp), in the mean-value form
+//   e([a, b])  in  ( e(c, x(c)) + de/dt([a, b], x([a, b]), x'([a, b])) [a - c, b - c] )  cap  e(box),
+// c the part's midpoint and de/dt = de/dt|_x + grad e . x' the atom's rate along the
+// trajectory. Each guard is then read in three-valued logic (true, false, undecided) over
+// the part; an atom disarmed after the last event reads false where its mask holds at both
+// ends. The part is
+//   proved      when every guard is decided: no truth changes inside it;
+//   decided by one point  when the undecided guards depend on one function alone, whose
+//               rate encloses no zero: it is strictly monotone, so it changes sign at most
+//               once and every guard changes at most once, all at that instant; the guards
+//               read at b then say whether an event lies in [a, b], and if so it is the
+//               first (its root is unique there, which the locator then finds);
+//   split in two otherwise, down to `max_depth` halvings or a part of min_width: such a
+//               last part, read at b, brackets an event found without the proof of
+//               uniqueness, or is left unproved (the run fails, or warns and goes on).
+//
+// What level 1 proves: that the solver's computed trajectory (its dense output, a polynomial
+// enclosed up to the rounding of the points read from it) meets no guard change that the
+// run misses. Not that the exact solution of the ODE does: the step's truncation error is
+// outside the proof.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hysim/core/errors.hpp"
+#include "hysim/core/guard_enclosure.hpp"
+#include "hysim/core/interval.hpp"
+#include "hysim/core/model.hpp"
+#include "hysim/events/detection.hpp"
+#include "hysim/run/result.hpp"
+#include "hysim/solvers/dense_enclosure.hpp"
+#include "hysim/solvers/stepper.hpp"
+
+namespace hysim {
+
+// How a scan of a step ended: a guard fires at t_hi (transition >= 0) and none in [.., t_lo];
+// or none fires before the step's end (transition -1, t_lo the last point proved).
+struct CertifiedScan {
+  int transition = -1;
+  double t_lo = 0, t_hi = 0;
+};
+
+class Certifier {
+ public:
+  static constexpr int kMaxDepth = 60;
+
+  // The model, its enclosures, the detector and the counters outlive the certifier.
+  Certifier(const Model<double>& model, GuardEnclosure* guards, TransitionDetector<double>* detector,
+            CertifiedStatistics* stats, int max_depth, bool strict)
+      : model_(model), guards_(guards), detector_(detector), stats_(stats), max_depth_(std::min(max_depth, kMaxDepth)),
+        strict_(strict), dense_(model.state_size()), x_(model.state_size()), dx_(model.state_size()),
+        x_mid_(model.state_size()), point_(model.state_size()) {
+    std::size_t most = 0;
+    for (const auto& mode : model.modes) {
+      std::size_t atoms = 0;
+      for (const auto& transition : mode.transitions) atoms += transition.guard.atoms().size();
+      most = std::max(most, atoms);
+    }
+    reading_.resize(most);
+    values_.resize(2 * most);
+  }
+
+  // Scans the last accepted step of `stepper` in `mode`, at most to the first part where a
+  // guard fires. `min_width(t)`: the narrowest part near t. Throws SimulationError for a part
+  // that could not be proved when strict; otherwise counts it and `warn` says so once.
+  template <class MinWidth, class Warn>
+  CertifiedScan scan(int mode, const Stepper<double>& stepper, const MinWidth& min_width, const Warn& warn) {
+    if (!dense_.fit(stepper)) {
+      throw InvalidArgument("strategy certified: the dense output of " + std::string(stepper.name()) +
+                            " is not a polynomial of a known degree");
+    }
+    stats_->level = 1;
+    const double t1 = stepper.t_current();
+    std::array<Part, kMaxDepth + 2> stack{};
+    int top = 0;
+    stack[top++] = {stepper.t_previous(), t1, 0};
+    double t_lo = stepper.t_previous();
+    bool unproved = false;
+    while (top > 0) {
+      const Part part = stack[--top];
+      const Verdict verdict = judge(mode, part.a, part.b);
+      const bool last = part.depth >= max_depth_ || !(part.b - part.a > min_width(part.b));
+      if (verdict == Verdict::kSplit && !last) {
+        const double middle = part.a + (part.b - part.a) / 2;
+        stack[top++] = {middle, part.b, part.depth + 1};
+        stack[top++] = {part.a, middle, part.depth + 1};
+        ++stats_->subdivisions;
+        stats_->max_depth = std::max(stats_->max_depth, part.depth + 1);
+        continue;
+      }
+      if (verdict != Verdict::kProved) {
+        stepper.interpolate(part.b, point_.data());
+        const int k = detector_->fired(mode, part.b, point_.data());
+        if (k >= 0) {
+          ++(verdict == Verdict::kSplit ? stats_->events_bracketed : stats_->events_unique);
+          if (!unproved) ++stats_->steps_proved;
+          return {k, part.a, part.b};
+        }
+        detector_->rearm_crossings(mode, part.b, point_.data());
+        if (verdict == Verdict::kSplit) unproved |= fail(mode, part, warn);
+      }
+      t_lo = part.b;
+    }
+    ++(unproved ? stats_->steps_unproved : stats_->steps_proved);
+    return {-1, t_lo, t1};
+  }
+
+ private:
+  struct Part {
+    double a = 0, b = 0;
+    int depth = 0;
+  };
+  enum class Verdict { kProved, kOnePoint, kSplit };
+  enum class Truth : char { kFalse, kTrue, kUndecided };
+  // One atom over the part: its truth, whether it is monotone there, its function.
+  struct Reading {
+    Truth truth = Truth::kUndecided;
+    bool monotone = false;
+    int function = -1;
+  };
+
+  // Encloses every atom of the mode over [a, b] and reads the guards (the header's rules).
+  Verdict judge(int mode, double a, double b) {
+    using namespace interval;
+    ++stats_->enclosures;
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    const Interval span{a, b};
+    const double c = a + (b - a) / 2;
+    dense_.enclose(a, b, x_.data(), dx_.data());
+    guards_->set_box(span, x_.data(), dx_.data());
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      for (std::size_t i = 0; i < transitions[k].guard.atoms().size(); ++i, ++at) {
+        reading_[at].function = guards_->function_id(mode, static_cast<int>(k), static_cast<int>(i));
+        value_of(at) = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        rate_of(at) = guards_->rate(mode, static_cast<int>(k), static_cast<int>(i));
+      }
+    }
+    dense_.enclose(c, c, x_mid_.data(), nullptr);
+    guards_->set_box(Interval::point(c), x_mid_.data(), nullptr);
+    const Interval offset = subtract(span, Interval::point(c));
+    at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
+        const Interval centre = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        const Interval e = intersect(value_of(at), add(centre, multiply(rate_of(at), offset)));
+        read(at, e, atoms[i].relation, detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), a),
+             detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), b));
+      }
+    }
+    return verdict(transitions);
+  }
+
+  void read(std::size_t at, Interval e, Relation relation, bool masked_a, bool masked_b) {
+    Reading& r = reading_[at];
+    r.monotone = rate_of(at).lo > 0 || rate_of(at).hi < 0;
+    if (masked_a || masked_b) {  // reads false while masked
+      r.truth = masked_a && masked_b ? Truth::kFalse : Truth::kUndecided;
+      r.monotone = false;
+      return;
+    }
+    const auto decide = [](bool yes, bool no) { return yes ? Truth::kTrue : no ? Truth::kFalse : Truth::kUndecided; };
+    switch (relation) {
+      case Relation::kGreater: r.truth = decide(e.lo > 0, e.hi <= 0); break;
+      case Relation::kGreaterEqual: r.truth = decide(e.lo >= 0, e.hi < 0); break;
+      case Relation::kLess: r.truth = decide(e.hi < 0, e.lo >= 0); break;
+      case Relation::kLessEqual: r.truth = decide(e.hi <= 0, e.lo > 0); break;
+    }
+  }
+
+  // Proved: every guard decided, none true. One point: the undecided guards hang on one
+  // monotone function (or a guard reads true, which the point at b confirms). Else split.
+  Verdict verdict(const std::vector<Transition<double>>& transitions) {
+    int function = -1;
+    bool one_point = false;
+    std::size_t offset = 0;
+    for (const auto& transition : transitions) {
+      const auto& guard = transition.guard;
+      const Truth truth = guard.empty() ? Truth::kFalse : evaluate(guard, guard.root(), offset);
+      if (truth == Truth::kTrue) one_point = true;
+      if (truth == Truth::kUndecided) {
+        for (std::size_t i = 0; i < guard.atoms().size(); ++i) {
+          const Reading& r = reading_[offset + i];
+          if (r.truth != Truth::kUndecided) continue;
+          if (!r.monotone || (function >= 0 && r.function != function)) return Verdict::kSplit;
+          function = r.function;
+          one_point = true;
+        }
+      }
+      offset += guard.atoms().size();
+    }
+    return one_point ? Verdict::kOnePoint : Verdict::kProved;
+  }
+
+  Truth evaluate(const Guard<double>& guard, int index, std::size_t offset) const {
+    const auto& node = guard.nodes()[static_cast<std::size_t>(index)];
+    using Kind = Guard<double>::Kind;
+    switch (node.kind) {
+      case Kind::kAtom: return reading_[offset + static_cast<std::size_t>(node.atom)].truth;
+      case Kind::kNot: {
+        const Truth inner = evaluate(guard, node.children[0], offset);
+        return inner == Truth::kUndecided ? inner : inner == Truth::kTrue ? Truth::kFalse : Truth::kTrue;
+      }
+      case Kind::kAnd:
+      case Kind::kOr: {
+        const Truth absorbing = node.kind == Kind::kAnd ? Truth::kFalse : Truth::kTrue;
+        bool undecided = false;
+        for (const int child : node.children) {
+          const Truth t = evaluate(guard, child, offset);
+          if (t == absorbing) return absorbing;
+          undecided |= t == Truth::kUndecided;
+        }
+        return undecided ? Truth::kUndecided : absorbing == Truth::kFalse ? Truth::kTrue : Truth::kFalse;
+      }
+    }
+    return Truth::kUndecided;
+  }
+
+  // A last part left unproved: an error when strict; else counted, said once, and the scan
+  // goes on. Returns true.
+  template <class Warn>
+  bool fail(int mode, const Part& part, const Warn& warn) {
+    const std::string what = "strategy certified: model '" + model_.name + "': could not prove that no guard of mode '" +
+                             model_.modes[static_cast<std::size_t>(mode)].name + "' changes within [" +
+                             format_scalar(part.a) + ", " + format_scalar(part.b) + "] s (" +
+                             std::to_string(part.depth) + " halvings of the step; a guard that touches 0 there, "
+                             "or crossings closer than the part)";
+    if (strict_) throw SimulationError(what + "; --no-certified-strict goes on with a warning");
+    if (!warned_) warn(what + "; the run goes on (counted in stats.json as certified.steps_unproved)");
+    warned_ = true;
+    return true;
+  }
+
+  Interval& value_of(std::size_t at) { return values_[2 * at]; }
+  Interval& rate_of(std::size_t at) { return values_[2 * at + 1]; }
+
+  const Model<double>& model_;
+  GuardEnclosure* guards_;
+  TransitionDetector<double>* detector_;
+  CertifiedStatistics* stats_;
+  int max_depth_;
+  bool strict_;
+  bool warned_ = false;
+  DenseEnclosure dense_;
+  std::vector<Interval> x_, dx_, x_mid_;
+  std::vector<double> point_;
+  std::vector<Reading> reading_;
+  std::vector<Interval> values_;  // (value, rate) per atom of the mode, over the part
+};
+
+}  // namespace hysim

@@ -1,0 +1,139 @@
+// Enclosures of a step's dense output over parts of the step: the computed trajectory that
+// certified event detection reasons about (events/certifier.hpp).
+//
+// The dense output of every solver is a polynomial P of a known degree d in the step fraction
+// theta = (t - t0) / h (Stepper::dense_degree). It is read at the d + 1 Chebyshev-Lobatto
+// points theta_j = (1 - cos(j pi / d)) / 2, which include both ends (the stored points), and
+// held in Newton's form
+//   P(theta) = c_0 + (theta - theta_0) (c_1 + (theta - theta_1) (c_2 + ...)),
+// its divided differences c_j computed in interval arithmetic (core/interval.hpp), so that
+// the interval coefficients enclose those of the exact polynomial through the points read.
+// Over theta in [a, b] with centre m, each component is enclosed by the centred (mean-value)
+// form intersected with the plain one,
+//   P([a, b])  in  ( P(m) + P'([a, b]) [a - m, b - m] )  cap  P([a, b]),
+// whose overestimation shrinks like the square of b - a (Moore, Kearfott and Cloud,
+// "Introduction to Interval Analysis", SIAM 2009, section 6.4), and dx/dt by P'([a, b]) / h.
+//
+// What it encloses: the polynomial through the solver's dense output at those points. The
+// points themselves are the method's formula evaluated in double, whose rounding (a few ulps
+// of the state and of h times the stages) is covered by widening each point by
+// kPointUlps ulps of the largest |x| of the step plus as many of h max|dx/dt| at its ends:
+// a bound of that rounding, not a proof of it.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <numbers>
+#include <vector>
+
+#include "hysim/core/interval.hpp"
+#include "hysim/solvers/stepper.hpp"
+
+namespace hysim {
+
+class DenseEnclosure {
+ public:
+  static constexpr int kMaxDegree = 12;
+  static constexpr double kPointUlps = 64;
+
+  explicit DenseEnclosure(std::size_t n) : n_(n), newton_((kMaxDegree + 1) * n), point_(n) {}
+
+  // Reads the last accepted step of `stepper`; false when its dense output has no known degree.
+  bool fit(const Stepper<double>& stepper) {
+    using namespace interval;
+    degree_ = stepper.dense_degree();
+    if (degree_ < 0 || degree_ > kMaxDegree) return false;
+    degree_ = std::max(degree_, 1);
+    t0_ = stepper.t_previous();
+    h_ = stepper.t_current() - t0_;
+    const double* x0 = stepper.x_previous();
+    const double* x1 = stepper.x_current();
+    double scale = 0, slope = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      scale = std::max({scale, std::fabs(x0[i]), std::fabs(x1[i])});
+      slope = std::max(slope, std::fabs(stepper.dxdt_current()[i]));
+    }
+    for (int j = 0; j <= degree_; ++j) {
+      theta_[j] = j == 0 ? 0.0 : j == degree_ ? 1.0 : (1 - std::cos(j * std::numbers::pi / degree_)) / 2;
+      const double t = j == degree_ ? stepper.t_current() : t0_ + theta_[j] * h_;
+      if (j == 0) {
+        std::copy(x0, x0 + n_, point_.begin());
+      } else if (j == degree_) {
+        std::copy(x1, x1 + n_, point_.begin());
+      } else {
+        stepper.interpolate(t, point_.data());
+        theta_[j] = (t - t0_) / h_;  // the fraction the solver read (t rounded)
+        scale = std::max(scale, *std::max_element(point_.begin(), point_.end(), [](double a, double b) {
+          return std::fabs(a) < std::fabs(b);
+        }));
+      }
+      for (std::size_t i = 0; i < n_; ++i) coefficient(j, i) = Interval::point(point_[i]);
+    }
+    // Each point read within the bound of its rounding; the ends are the stored points.
+    const double spread = kPointUlps * std::numeric_limits<double>::epsilon() * (std::fabs(scale) + std::fabs(h_) * slope);
+    for (int j = 1; j < degree_; ++j) {
+      for (std::size_t i = 0; i < n_; ++i) coefficient(j, i) = outward(coefficient(j, i).lo - spread, coefficient(j, i).hi + spread);
+    }
+    // divided differences, in place: c_j = P[theta_0, ..., theta_j]
+    for (int level = 1; level <= degree_; ++level) {
+      for (int j = degree_; j >= level; --j) {
+        const Interval gap = subtract(Interval::point(theta_[j]), Interval::point(theta_[j - level]));
+        for (std::size_t i = 0; i < n_; ++i) {
+          coefficient(j, i) = divide(subtract(coefficient(j, i), coefficient(j - 1, i)), gap);
+        }
+      }
+    }
+    return true;
+  }
+
+  double t0() const { return t0_; }
+  double h() const { return h_; }
+
+  // Over t in [ta, tb] (within the step): x_i in x[i] and, unless null, dx_i/dt in dxdt[i].
+  void enclose(double ta, double tb, Interval* x, Interval* dxdt) const {
+    using namespace interval;
+    const Interval h = Interval::point(h_);
+    const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
+    const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
+    const Interval theta{std::max(0.0, lo.lo), std::min(1.0, hi.hi)};
+    const double m = theta.mid();
+    const Interval offset = subtract(theta, Interval::point(m));
+    for (std::size_t i = 0; i < n_; ++i) {
+      Interval p{}, dp{};
+      horner(i, theta, &p, &dp);
+      Interval pm{}, unused{};
+      horner(i, Interval::point(m), &pm, &unused);
+      x[i] = intersect(p, add(pm, multiply(dp, offset)));
+      if (dxdt != nullptr) dxdt[i] = divide(dp, h);
+    }
+  }
+
+ private:
+  Interval& coefficient(int j, std::size_t i) { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
+  const Interval& coefficient(int j, std::size_t i) const { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
+
+  // P and P' of component i over theta, by Horner's scheme on Newton's form:
+  //   p <- p (theta - theta_j) + c_j,  p' <- p' (theta - theta_j) + p.
+  void horner(std::size_t i, Interval theta, Interval* p, Interval* dp) const {
+    using namespace interval;
+    Interval value = coefficient(degree_, i), slope{0, 0};
+    for (int j = degree_ - 1; j >= 0; --j) {
+      const Interval factor = subtract(theta, Interval::point(theta_[j]));
+      slope = add(multiply(slope, factor), value);
+      value = add(multiply(value, factor), coefficient(j, i));
+    }
+    *p = value;
+    *dp = slope;
+  }
+
+  std::size_t n_;
+  int degree_ = -1;
+  double t0_ = 0, h_ = 0;
+  double theta_[kMaxDegree + 1] = {};
+  std::vector<Interval> newton_;  // (degree + 1) x n divided differences
+  std::vector<double> point_;
+};
+
+}  // namespace hysim
