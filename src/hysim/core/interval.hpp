@@ -2,10 +2,12 @@
 // detection (events/certifier.hpp), of the interval evaluation of model files
 // (lang/interval.hpp) and of the enclosure of a step's dense output (solvers/dense_enclosure.hpp).
 //
-// Every bound is computed in double with round-to-nearest, then moved one ulp away
-// (std::nextafter): +, -, *, / and sqrt are correctly rounded by IEEE 754 (error at most half
-// an ulp), so the exact result of the operation on the bounds lies inside. A NaN bound (0 * inf,
-// inf - inf) makes the whole line: an enclosure that proves nothing, never a wrong one.
+// Every bound is computed in double with round-to-nearest: +, -, *, / and sqrt are correctly
+// rounded by IEEE 754 (error at most half an ulp), so the exact result of the operation on the
+// bounds lies within an ulp of it; +, -, * and / move a bound that ulp (std::nextafter) only
+// when their exact error says the rounding went inward (below), the other functions always.
+// A NaN bound (0 * inf, inf - inf) makes the whole line: an enclosure that proves nothing,
+// never a wrong one.
 // (R. E. Moore, R. B. Kearfott and M. J. Cloud, "Introduction to Interval Analysis", SIAM
 // 2009, chapters 2-4.)
 #pragma once
@@ -55,20 +57,84 @@ inline Interval intersect(Interval a, Interval b) {
   return r.lo <= r.hi ? r : hull(a, b);
 }
 
-inline Interval add(Interval a, Interval b) { return outward(a.lo + b.lo, a.hi + b.hi); }
-inline Interval subtract(Interval a, Interval b) { return outward(a.lo - b.hi, a.hi - b.lo); }
+// Directed bounds of one operation, from its exact error: TwoSum for + (Knuth, "The Art of
+// Computer Programming" vol. 2, 4.2.2), fma for * and / (the product's error a*b - p and the
+// quotient's remainder a - q*b are doubles). A bound moves one ulp only when the rounding
+// went the wrong way for it, so exact results stay points (x - x is [0, 0]). An overflow to
+// infinity bounds from the finite side; near underflow, where the error is not a double,
+// the bound moves one ulp regardless.
+namespace detail {
+constexpr double kTiny = 0x1p-960;
+// r = fl(exact) with exact - r = error when `error_known`; else (a product or quotient near
+// underflow) only |exact - r| <= one ulp is known.
+inline double bound(double r, double error, bool error_known, bool lower) {
+  if (std::isnan(r)) return r;
+  if (std::isinf(r)) return lower == (r > 0) ? std::copysign(std::numeric_limits<double>::max(), r) : r;
+  if (!error_known) return lower ? down(r) : up(r);
+  if (lower) return error < 0 ? down(r) : r;
+  return error > 0 ? up(r) : r;
+}
+// TwoSum's error is exact for every pair of finite doubles, subnormal ones included.
+inline double sum(double a, double b, bool lower) {
+  const double s = a + b;
+  const double bb = s - a;
+  return bound(s, (a - (s - bb)) + (b - bb), true, lower);
+}
+inline double product(double a, double b, bool lower) {
+  const double p = a * b;
+  if (a == 0 || b == 0) return p;  // exact (0 * inf is NaN, which the caller catches)
+  return bound(p, std::isfinite(p) ? std::fma(a, b, -p) : 0.0, std::fabs(p) >= kTiny, lower);
+}
+inline double quotient(double a, double b, bool lower) {
+  const double q = a / b;
+  if (a == 0) return q;  // exact
+  // a/b - q = (a - q b) / b: the remainder's sign times b's
+  const double remainder = std::isfinite(q) ? std::fma(-q, b, a) : 0.0;
+  return bound(q, b > 0 ? remainder : -remainder, std::fabs(q) >= kTiny, lower);
+}
+}  // namespace detail
+
+inline Interval checked(double lo, double hi) {
+  if (std::isnan(lo) || std::isnan(hi)) return Interval::entire();
+  return {lo, hi};
+}
+
+inline Interval add(Interval a, Interval b) {
+  return checked(detail::sum(a.lo, b.lo, true), detail::sum(a.hi, b.hi, false));
+}
+inline Interval subtract(Interval a, Interval b) {
+  return checked(detail::sum(a.lo, -b.hi, true), detail::sum(a.hi, -b.lo, false));
+}
 inline Interval negate(Interval a) { return {-a.hi, -a.lo}; }  // exact
 
 inline Interval multiply(Interval a, Interval b) {
-  const double p0 = a.lo * b.lo, p1 = a.lo * b.hi, p2 = a.hi * b.lo, p3 = a.hi * b.hi;
   // 0 * inf is NaN: the product of 0 and an unbounded interval is unbounded.
-  if (std::isnan(p0) || std::isnan(p1) || std::isnan(p2) || std::isnan(p3)) return Interval::entire();
-  return outward(std::min({p0, p1, p2, p3}), std::max({p0, p1, p2, p3}));
+  const double x[2] = {a.lo, a.hi}, y[2] = {b.lo, b.hi};
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const double u : x) {
+    for (const double v : y) {
+      const double l = detail::product(u, v, true), h = detail::product(u, v, false);
+      if (std::isnan(l) || std::isnan(h)) return Interval::entire();
+      lo = std::min(lo, l);
+      hi = std::max(hi, h);
+    }
+  }
+  return {lo, hi};
 }
 
 inline Interval divide(Interval a, Interval b) {
   if (b.lo <= 0 && b.hi >= 0) return Interval::entire();
-  return multiply(a, outward(1 / b.hi, 1 / b.lo));
+  const double x[2] = {a.lo, a.hi}, y[2] = {b.lo, b.hi};
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const double u : x) {
+    for (const double v : y) {
+      const double l = detail::quotient(u, v, true), h = detail::quotient(u, v, false);
+      if (std::isnan(l) || std::isnan(h)) return Interval::entire();
+      lo = std::min(lo, l);
+      hi = std::max(hi, h);
+    }
+  }
+  return {lo, hi};
 }
 
 }  // namespace interval

@@ -27,6 +27,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -127,6 +129,7 @@ class Certifier {
   struct Reading {
     Truth truth = Truth::kUndecided;
     bool monotone = false;
+    bool mask_ends = false;  // disarmed at a, literal at b, monotone: see read_mask_end
     int function = -1;
   };
 
@@ -150,27 +153,78 @@ class Certifier {
     dense_.enclose(c, c, x_mid_.data(), nullptr);
     guards_->set_box(Interval::point(c), x_mid_.data(), nullptr);
     const Interval offset = subtract(span, Interval::point(c));
+    bool leaving = false;  // an atom undecided but monotone
     at = 0;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
       for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
         const Interval centre = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
         const Interval e = intersect(value_of(at), add(centre, multiply(rate_of(at), offset)));
-        read(at, e, atoms[i].relation, detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), a),
-             detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), b));
+        leaving |= read(at, e, atoms[i].relation, detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), a),
+                        detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), b));
       }
+    }
+    if (leaving) read_leaving(mode, a);
+    for (std::size_t j = 0; j < at; ++j) {
+      if (reading_[j].mask_ends) read_mask_end(mode, j, b);
+    }
+    if (std::getenv("HYSIM_CERT_DEBUG") && b - a < 1e-12) {
+      for (std::size_t j = 0; j < at; ++j) std::fprintf(stderr, "[%g,%g] atom %zu truth %d mono %d fn %d e [%g,%g] r [%g,%g]\n", a, b, j, (int)reading_[j].truth, reading_[j].monotone, reading_[j].function, value_of(j).lo, value_of(j).hi, rate_of(j).lo, rate_of(j).hi);
     }
     return verdict(transitions);
   }
 
-  void read(std::size_t at, Interval e, Relation relation, bool masked_a, bool masked_b) {
+  // An undecided monotone atom that starts on its surface or on the side its rate moves it
+  // to (e(a) >= 0 with de/dt > 0, or e(a) <= 0 with de/dt < 0) keeps that strict sign over
+  // (a, b]: decided there (the loop read the point a itself). A run that starts, or an event
+  // that leaves, on a switching surface.
+  void read_leaving(int mode, double a) {
+    dense_.enclose(a, a, x_mid_.data(), nullptr);
+    guards_->set_box(Interval::point(a), x_mid_.data(), nullptr);
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
+        Reading& r = reading_[at];
+        if (r.truth != Truth::kUndecided || !r.monotone) continue;
+        const Interval start = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        const bool rising = rate_of(at).lo > 0;
+        if (std::getenv("HYSIM_CERT_DEBUG")) std::fprintf(stderr, "leaving atom %zu start [%g,%g] x0 [%g,%g]\n", at, start.lo, start.hi, x_mid_[0].lo, x_mid_[0].hi);
+        if (rising ? start.lo < 0 : start.hi > 0) continue;
+        const bool positive_true = atoms[i].relation == Relation::kGreater || atoms[i].relation == Relation::kGreaterEqual;
+        r.truth = rising == positive_true ? Truth::kTrue : Truth::kFalse;
+      }
+    }
+  }
+
+  // An atom disarmed after the last event until t_m inside the part reads false on [a, t_m)
+  // and literally from t_m. Monotone, it reads false on all of [t_m, b] too when at t_m it
+  // already lies beyond its surface on the side it moves to: then false over the part.
+  void read_mask_end(int mode, std::size_t at, double b) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    std::size_t k = 0, i = at;
+    while (i >= transitions[k].guard.atoms().size()) i -= transitions[k++].guard.atoms().size();
+    const int kk = static_cast<int>(k), ii = static_cast<int>(i);
+    const double t_m = detector_->masked_until(mode, kk, ii);
+    if (!(t_m <= b)) return;
+    dense_.enclose(t_m, t_m, x_mid_.data(), nullptr);
+    guards_->set_box(Interval::point(t_m), x_mid_.data(), nullptr);
+    const Interval start = guards_->value(mode, kk, ii);
+    const bool rising = rate_of(at).lo > 0;
+    const Relation relation = transitions[k].guard.atoms()[i].relation;
+    const bool holds_when_positive = relation == Relation::kGreater || relation == Relation::kGreaterEqual;
+    // false from t_m on: beyond the surface on its false side, moving further into it
+    const bool false_side = rising != holds_when_positive;
+    const bool beyond = rising ? (relation == Relation::kLess ? start.lo >= 0 : start.lo > 0)
+                               : (relation == Relation::kGreater ? start.hi <= 0 : start.hi < 0);
+    if (false_side && beyond) reading_[at].truth = Truth::kFalse;
+  }
+
+  // Reads atom `at` over the part from its enclosure e; true when it is undecided but monotone.
+  bool read(std::size_t at, Interval e, Relation relation, bool masked_a, bool masked_b) {
     Reading& r = reading_[at];
     r.monotone = rate_of(at).lo > 0 || rate_of(at).hi < 0;
-    if (masked_a || masked_b) {  // reads false while masked
-      r.truth = masked_a && masked_b ? Truth::kFalse : Truth::kUndecided;
-      r.monotone = false;
-      return;
-    }
     const auto decide = [](bool yes, bool no) { return yes ? Truth::kTrue : no ? Truth::kFalse : Truth::kUndecided; };
     switch (relation) {
       case Relation::kGreater: r.truth = decide(e.lo > 0, e.hi <= 0); break;
@@ -178,6 +232,17 @@ class Certifier {
       case Relation::kLess: r.truth = decide(e.hi < 0, e.lo >= 0); break;
       case Relation::kLessEqual: r.truth = decide(e.hi <= 0, e.lo > 0); break;
     }
+    r.mask_ends = false;
+    if (masked_a || masked_b) {  // reads false while masked: decided where it also is false unmasked
+      if (!(masked_a && masked_b) && r.truth != Truth::kFalse) {
+        r.mask_ends = r.monotone;  // read_mask_end may still decide it
+        r.truth = Truth::kUndecided;
+        r.monotone = false;
+        return false;
+      }
+      r.truth = Truth::kFalse;
+    }
+    return r.truth == Truth::kUndecided && r.monotone;
   }
 
   // Proved: every guard decided, none true. One point: the undecided guards hang on one

@@ -107,6 +107,10 @@ class TransitionDetector {
   bool masked(int mode, int k, int i, const S& t) const {
     return masks_.masked(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i), t);
   }
+  // Until when it does (-infinity: it is not disarmed).
+  S masked_until(int mode, int k, int i) const {
+    return masks_.masked_until(mode, static_cast<std::size_t>(k), static_cast<std::size_t>(i));
+  }
 
   // The gamma rule's prediction at (t, x) with field value f = f_mode(t, x) (events/rates.hpp).
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {

@@ -74,6 +74,12 @@ class RearmMasks {
     return any_masked_ && mode == armed_mode_ && t < until_[layout_.in_mode(mode, k, i)];
   }
 
+  // Until when atom i of transition k of `mode` reads false (-infinity: it does not).
+  S masked_until(int mode, std::size_t k, std::size_t i) const {
+    if (!any_masked_ || mode != armed_mode_) return -std::numeric_limits<S>::infinity();
+    return until_[layout_.in_mode(mode, k, i)];
+  }
+
   // Whether some atom of `mode` reads false at t: if not, every reading there is literal.
   bool any_masked_at(int mode, const S& t) const { return any_masked_ && mode == armed_mode_ && t < latest_; }
 

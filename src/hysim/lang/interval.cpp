@@ -20,9 +20,17 @@ using interval::outward;
 using interval::subtract;
 
 // A monotone library function f on [lo, hi], increasing or decreasing, within its domain.
+// A library function at a point 0 or 1 whose value there is 0 or 1 (sin 0, cos 0, exp 0,
+// log 1, acos 1, ...): those values are exact, in mathematics and in glibc, and stay points,
+// so that a trajectory that starts on a switching surface is seen to lie on it.
+bool exact_at(Interval a, double value) {
+  return a.lo == a.hi && (a.lo == 0 || a.lo == 1) && (value == 0 || value == 1);
+}
+
 template <class F>
 Interval monotone(Interval a, F f, bool increasing) {
   const double x = f(a.lo), y = f(a.hi);
+  if (exact_at(a, x)) return Interval::point(x);
   return increasing ? outward(x, y, 2) : outward(y, x, 2);
 }
 
@@ -42,6 +50,7 @@ Interval logarithm(Interval a) {
 Interval periodic(Interval a, bool cosine) {
   if (!(a.hi - a.lo < 6) || !std::isfinite(a.lo) || !std::isfinite(a.hi)) return {-1, 1};
   const double x = cosine ? std::cos(a.lo) : std::sin(a.lo), y = cosine ? std::cos(a.hi) : std::sin(a.hi);
+  if (exact_at(a, x)) return Interval::point(x);
   Interval out = outward(std::min(x, y), std::max(x, y), 2);
   const double two_pi = 2 * std::numbers::pi;
   const double margin = 1e-12 * std::max({1.0, std::fabs(a.lo), std::fabs(a.hi)});

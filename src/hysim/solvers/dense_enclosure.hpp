@@ -16,9 +16,9 @@
 //
 // What it encloses: the polynomial through the solver's dense output at those points. The
 // points themselves are the method's formula evaluated in double, whose rounding (a few ulps
-// of the state and of h times the stages) is covered by widening each point by
-// kPointUlps ulps of the largest |x| of the step plus as many of h max|dx/dt| at its ends:
-// a bound of that rounding, not a proof of it.
+// of the state and of h times the stages) is covered by widening each interior point, per
+// component, by kPointUlps ulps of the sizes the formula adds up (|x| at the points, the
+// change over the step, h |dx/dt| at its end): a bound of that rounding, not a proof of it.
 #pragma once
 
 #include <algorithm>
@@ -38,7 +38,7 @@ class DenseEnclosure {
   static constexpr int kMaxDegree = 12;
   static constexpr double kPointUlps = 64;
 
-  explicit DenseEnclosure(std::size_t n) : n_(n), newton_((kMaxDegree + 1) * n), point_(n) {}
+  explicit DenseEnclosure(std::size_t n) : n_(n), newton_((kMaxDegree + 1) * n), point_(n), spread_(n) {}
 
   // Reads the last accepted step of `stepper`; false when its dense output has no known degree.
   bool fit(const Stepper<double>& stepper) {
@@ -50,10 +50,11 @@ class DenseEnclosure {
     h_ = stepper.t_current() - t0_;
     const double* x0 = stepper.x_previous();
     const double* x1 = stepper.x_current();
-    double scale = 0, slope = 0;
+    const double* f1 = stepper.dxdt_current();
+    // Per component, the size of what the formula adds up: the state, and h times the slopes
+    // (the change over the step, and h f at its end).
     for (std::size_t i = 0; i < n_; ++i) {
-      scale = std::max({scale, std::fabs(x0[i]), std::fabs(x1[i])});
-      slope = std::max(slope, std::fabs(stepper.dxdt_current()[i]));
+      spread_[i] = std::fabs(x0[i]) + std::fabs(x1[i]) + std::fabs(x1[i] - x0[i]) + std::fabs(h_ * f1[i]);
     }
     for (int j = 0; j <= degree_; ++j) {
       theta_[j] = j == 0 ? 0.0 : j == degree_ ? 1.0 : (1 - std::cos(j * std::numbers::pi / degree_)) / 2;
@@ -65,16 +66,17 @@ class DenseEnclosure {
       } else {
         stepper.interpolate(t, point_.data());
         theta_[j] = (t - t0_) / h_;  // the fraction the solver read (t rounded)
-        scale = std::max(scale, *std::max_element(point_.begin(), point_.end(), [](double a, double b) {
-          return std::fabs(a) < std::fabs(b);
-        }));
+        for (std::size_t i = 0; i < n_; ++i) spread_[i] = std::max(spread_[i], std::fabs(point_[i]));
       }
       for (std::size_t i = 0; i < n_; ++i) coefficient(j, i) = Interval::point(point_[i]);
     }
-    // Each point read within the bound of its rounding; the ends are the stored points.
-    const double spread = kPointUlps * std::numeric_limits<double>::epsilon() * (std::fabs(scale) + std::fabs(h_) * slope);
+    // Each interior point read within the bound of its rounding; the ends are the stored points.
+    constexpr double kUnit = kPointUlps * std::numeric_limits<double>::epsilon();
     for (int j = 1; j < degree_; ++j) {
-      for (std::size_t i = 0; i < n_; ++i) coefficient(j, i) = outward(coefficient(j, i).lo - spread, coefficient(j, i).hi + spread);
+      for (std::size_t i = 0; i < n_; ++i) {
+        const Interval p = coefficient(j, i);
+        coefficient(j, i) = outward(p.lo - kUnit * spread_[i], p.hi + kUnit * spread_[i]);
+      }
     }
     // divided differences, in place: c_j = P[theta_0, ..., theta_j]
     for (int level = 1; level <= degree_; ++level) {
@@ -134,6 +136,7 @@ class DenseEnclosure {
   double theta_[kMaxDegree + 1] = {};
   std::vector<Interval> newton_;  // (degree + 1) x n divided differences
   std::vector<double> point_;
+  std::vector<double> spread_;  // per component: the size of the sums the dense output adds
 };
 
 }  // namespace hysim
