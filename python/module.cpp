@@ -503,11 +503,13 @@ py::dict stats_dict(const RunStatistics& s) {
     certified["level"] = c.level;
     certified["steps_proved"] = c.steps_proved;
     certified["steps_unproved"] = c.steps_unproved;
+    certified["steps_at_resolution"] = c.steps_at_resolution;
     certified["enclosures"] = c.enclosures;
     certified["subdivisions"] = c.subdivisions;
     certified["max_depth"] = c.max_depth;
     certified["events_unique"] = c.events_unique;
     certified["events_bracketed"] = c.events_bracketed;
+    certified["rearm_points"] = c.rearm_points;
     stats["certified"] = certified;
   }
   return stats;

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace hysim {
@@ -34,12 +36,21 @@ struct Interval {
 
 namespace interval {
 
-inline double down(double v, int ulps = 1) {
-  for (int i = 0; i < ulps; ++i) v = std::nextafter(v, -std::numeric_limits<double>::infinity());
+// The next double above v (below, for down), as std::nextafter toward +-infinity, on the
+// bits: this is the certifier's innermost operation. Infinities and NaN stay.
+inline double up(double v) {
+  if (!(v < std::numeric_limits<double>::infinity())) return v;  // +inf, NaN
+  if (v == 0) return std::numeric_limits<double>::denorm_min();
+  const auto bits = std::bit_cast<std::uint64_t>(v);
+  return std::bit_cast<double>(v > 0 ? bits + 1 : bits - 1);
+}
+inline double down(double v) { return -up(-v); }
+inline double down(double v, int ulps) {
+  for (int i = 0; i < ulps; ++i) v = down(v);
   return v;
 }
-inline double up(double v, int ulps = 1) {
-  for (int i = 0; i < ulps; ++i) v = std::nextafter(v, std::numeric_limits<double>::infinity());
+inline double up(double v, int ulps) {
+  for (int i = 0; i < ulps; ++i) v = up(v);
   return v;
 }
 
@@ -80,6 +91,7 @@ inline double sum(double a, double b, bool lower) {
   const double bb = s - a;
   return bound(s, (a - (s - bb)) + (b - bb), true, lower);
 }
+// A lower (upper) bound of a * b from one product and one fma.
 inline double product(double a, double b, bool lower) {
   const double p = a * b;
   if (a == 0 || b == 0) return p;  // exact (0 * inf is NaN, which the caller catches)
@@ -107,23 +119,35 @@ inline Interval subtract(Interval a, Interval b) {
 }
 inline Interval negate(Interval a) { return {-a.hi, -a.lo}; }  // exact
 
+// By the signs of the factors (Moore, Kearfott and Cloud, Table 2.1): two products, four only
+// when both intervals hold 0 inside.
 inline Interval multiply(Interval a, Interval b) {
-  // 0 * inf is NaN: the product of 0 and an unbounded interval is unbounded.
-  const double x[2] = {a.lo, a.hi}, y[2] = {b.lo, b.hi};
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const double u : x) {
-    for (const double v : y) {
-      const double l = detail::product(u, v, true), h = detail::product(u, v, false);
-      if (std::isnan(l) || std::isnan(h)) return Interval::entire();
-      lo = std::min(lo, l);
-      hi = std::max(hi, h);
-    }
+  const auto product_of = [](double x_lo, double y_lo, double x_hi, double y_hi) {
+    return checked(detail::product(x_lo, y_lo, true), detail::product(x_hi, y_hi, false));
+  };
+  if (a.lo >= 0) {
+    if (b.lo >= 0) return product_of(a.lo, b.lo, a.hi, b.hi);
+    if (b.hi <= 0) return product_of(a.hi, b.lo, a.lo, b.hi);
+    return product_of(a.hi, b.lo, a.hi, b.hi);
   }
-  return {lo, hi};
+  if (a.hi <= 0) {
+    if (b.lo >= 0) return product_of(a.lo, b.hi, a.hi, b.lo);
+    if (b.hi <= 0) return product_of(a.hi, b.hi, a.lo, b.lo);
+    return product_of(a.lo, b.hi, a.lo, b.lo);
+  }
+  if (b.lo >= 0) return product_of(a.lo, b.hi, a.hi, b.hi);
+  if (b.hi <= 0) return product_of(a.hi, b.lo, a.lo, b.lo);
+  const Interval one = product_of(a.lo, b.hi, a.hi, b.hi), two = product_of(a.hi, b.lo, a.lo, b.lo);
+  if (std::isnan(one.lo) || std::isnan(two.lo)) return Interval::entire();
+  return {std::min(one.lo, two.lo), std::max(one.hi, two.hi)};
 }
 
 inline Interval divide(Interval a, Interval b) {
   if (b.lo <= 0 && b.hi >= 0) return Interval::entire();
+  if (b.lo == b.hi) {  // by a point: the bounds keep or swap their places
+    const double lo = b.lo > 0 ? a.lo : a.hi, hi = b.lo > 0 ? a.hi : a.lo;
+    return checked(detail::quotient(lo, b.lo, true), detail::quotient(hi, b.lo, false));
+  }
   const double x[2] = {a.lo, a.hi}, y[2] = {b.lo, b.hi};
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const double u : x) {

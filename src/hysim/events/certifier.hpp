@@ -27,8 +27,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -78,12 +76,15 @@ class Certifier {
   // that could not be proved when strict; otherwise counts it and `warn` says so once.
   template <class MinWidth, class Warn>
   CertifiedScan scan(int mode, const Stepper<double>& stepper, const MinWidth& min_width, const Warn& warn) {
-    if (!dense_.fit(stepper)) {
+    stats_->level = 1;
+    stepper_ = &stepper;
+    const double t1 = stepper.t_current();
+    const DenseEnclosure::Fit fit = dense_.fit(stepper);
+    if (fit == DenseEnclosure::Fit::kNoDegree) {
       throw InvalidArgument("strategy certified: the dense output of " + std::string(stepper.name()) +
                             " is not a polynomial of a known degree");
     }
-    stats_->level = 1;
-    const double t1 = stepper.t_current();
+    if (fit == DenseEnclosure::Fit::kTooShort) return at_resolution(mode, stepper);
     std::array<Part, kMaxDepth + 2> stack{};
     int top = 0;
     stack[top++] = {stepper.t_previous(), t1, 0};
@@ -133,6 +134,22 @@ class Certifier {
     int function = -1;
   };
 
+  // A step of a few doubles of t (landing on t_end, or after an event): every double inside
+  // it read as a point; between two adjacent doubles nothing can be observed, or located.
+  CertifiedScan at_resolution(int mode, const Stepper<double>& stepper) {
+    const double t1 = stepper.t_current();
+    double t_lo = stepper.t_previous();
+    for (double t = interval::up(t_lo); t < t1; t = interval::up(t)) {
+      stepper.interpolate(t, point_.data());
+      const int k = detector_->fired(mode, t, point_.data());
+      if (k >= 0) return {k, t_lo, t};
+      detector_->rearm_crossings(mode, t, point_.data());
+      t_lo = t;
+    }
+    ++stats_->steps_at_resolution;
+    return {-1, t_lo, t1};
+  }
+
   // Encloses every atom of the mode over [a, b] and reads the guards (the header's rules).
   Verdict judge(int mode, double a, double b) {
     using namespace interval;
@@ -168,9 +185,6 @@ class Certifier {
     for (std::size_t j = 0; j < at; ++j) {
       if (reading_[j].mask_ends) read_mask_end(mode, j, b);
     }
-    if (std::getenv("HYSIM_CERT_DEBUG") && b - a < 1e-12) {
-      for (std::size_t j = 0; j < at; ++j) std::fprintf(stderr, "[%g,%g] atom %zu truth %d mono %d fn %d e [%g,%g] r [%g,%g]\n", a, b, j, (int)reading_[j].truth, reading_[j].monotone, reading_[j].function, value_of(j).lo, value_of(j).hi, rate_of(j).lo, rate_of(j).hi);
-    }
     return verdict(transitions);
   }
 
@@ -190,7 +204,6 @@ class Certifier {
         if (r.truth != Truth::kUndecided || !r.monotone) continue;
         const Interval start = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
         const bool rising = rate_of(at).lo > 0;
-        if (std::getenv("HYSIM_CERT_DEBUG")) std::fprintf(stderr, "leaving atom %zu start [%g,%g] x0 [%g,%g]\n", at, start.lo, start.hi, x_mid_[0].lo, x_mid_[0].hi);
         if (rising ? start.lo < 0 : start.hi > 0) continue;
         const bool positive_true = atoms[i].relation == Relation::kGreater || atoms[i].relation == Relation::kGreaterEqual;
         r.truth = rising == positive_true ? Truth::kTrue : Truth::kFalse;
@@ -218,7 +231,15 @@ class Certifier {
     const bool false_side = rising != holds_when_positive;
     const bool beyond = rising ? (relation == Relation::kLess ? start.lo >= 0 : start.lo > 0)
                                : (relation == Relation::kGreater ? start.hi <= 0 : start.hi < 0);
-    if (false_side && beyond) reading_[at].truth = Truth::kFalse;
+    if (!false_side) return;
+    // Within the rounding of the dense output of its surface, the enclosure cannot tell: the
+    // engine's own reading at t_m decides (the re-arming is the engine's, at a point).
+    if (!beyond) {
+      stepper_->interpolate(t_m, point_.data());
+      if (detector_->atom_holds(mode, kk, ii, t_m, point_.data())) return;
+      ++stats_->rearm_points;
+    }
+    reading_[at].truth = Truth::kFalse;
   }
 
   // Reads atom `at` over the part from its enclosure e; true when it is undecided but monotone.
@@ -318,6 +339,7 @@ class Certifier {
   int max_depth_;
   bool strict_;
   bool warned_ = false;
+  const Stepper<double>* stepper_ = nullptr;  // the step being scanned
   DenseEnclosure dense_;
   std::vector<Interval> x_, dx_, x_mid_;
   std::vector<double> point_;

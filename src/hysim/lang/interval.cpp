@@ -167,6 +167,17 @@ Interval IntervalEvaluator::leaf(NodeId id) const {
   }
 }
 
+// Whether two nodes hold one value at every point of every box: the same node, or a state and
+// its prior value (the same during continuous evolution). Interval arithmetic does not know
+// that two operands are one variable (x - x over [0, 1] is [-1, 1]); this knows it for these.
+bool IntervalEvaluator::same_value(NodeId a, NodeId b) const {
+  if (a == b) return true;
+  const Node& x = graph_[a];
+  const Node& y = graph_[b];
+  const bool states = (x.op == Op::kState || x.op == Op::kPrior) && (y.op == Op::kState || y.op == Op::kPrior);
+  return states && x.index == y.index;
+}
+
 Interval IntervalEvaluator::compute(NodeId id) {
   const Node& node = graph_[id];
   if (node.args.empty()) return leaf(id);
@@ -175,6 +186,18 @@ Interval IntervalEvaluator::compute(NodeId id) {
     if (condition.lo == 1) return evaluate(node.args[1]);
     if (condition.hi == 0) return evaluate(node.args[2]);
     return hull(evaluate(node.args[1]), evaluate(node.args[2]));
+  }
+  if (node.args.size() == 2 && same_value(node.args[0], node.args[1])) {  // x - x, prior(x) == x, ...
+    switch (node.op) {
+      case Op::kSubtract: return {0, 0};
+      case Op::kEqual:
+      case Op::kLessEqual:
+      case Op::kGreaterEqual: return {1, 1};
+      case Op::kNotEqual:
+      case Op::kLess:
+      case Op::kGreater: return {0, 0};
+      default: break;
+    }
   }
   const Interval a = evaluate(node.args[0]);
   const Interval b = node.args.size() > 1 ? evaluate(node.args[1]) : Interval{};

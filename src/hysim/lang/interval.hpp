@@ -47,6 +47,7 @@ class IntervalEvaluator {
  private:
   Interval compute(NodeId id);
   Interval leaf(NodeId id) const;
+  bool same_value(NodeId a, NodeId b) const;
 
   const Graph& graph_;
   std::vector<double> parameters_;

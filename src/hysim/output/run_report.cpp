@@ -38,11 +38,13 @@ nlohmann::json statistics_json(const RunStatistics& s, double wall_seconds) {
                          {"proves", "the dense output (the computed trajectory), not the exact flow"},
                          {"steps_proved", c.steps_proved},
                          {"steps_unproved", c.steps_unproved},
+                         {"steps_at_resolution", c.steps_at_resolution},
                          {"enclosures", c.enclosures},
                          {"subdivisions", c.subdivisions},
                          {"max_depth", c.max_depth},
                          {"events_unique", c.events_unique},
-                         {"events_bracketed", c.events_bracketed}};
+                         {"events_bracketed", c.events_bracketed},
+                         {"rearm_points", c.rearm_points}};
   }
   return json;
 }

@@ -27,11 +27,13 @@ struct CertifiedStatistics {
   int level = 0;                       // 1: the computed trajectory (the dense output); 0: none
   std::int64_t steps_proved = 0;       // steps proved free of guard changes up to their event or end
   std::int64_t steps_unproved = 0;     // steps with a part that could not be proved (--no-certified-strict)
+  std::int64_t steps_at_resolution = 0; // steps of a few doubles of t, each double read as a point
   std::int64_t enclosures = 0;         // parts of steps enclosed
   std::int64_t subdivisions = 0;       // parts split in two
   int max_depth = 0;                   // the deepest split (a part of 2^-depth of its step)
   std::int64_t events_unique = 0;      // events in a part where one function, monotone, changes sign once
   std::int64_t events_bracketed = 0;   // events found at the depth limit without that proof
+  std::int64_t rearm_points = 0;       // disarmed atoms read at their re-arming time by a point (not enclosed)
 };
 
 // Counters of a run; every strategy reports the same ones.

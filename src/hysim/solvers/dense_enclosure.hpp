@@ -40,14 +40,25 @@ class DenseEnclosure {
 
   explicit DenseEnclosure(std::size_t n) : n_(n), newton_((kMaxDegree + 1) * n), point_(n), spread_(n) {}
 
-  // Reads the last accepted step of `stepper`; false when its dense output has no known degree.
-  bool fit(const Stepper<double>& stepper) {
+  enum class Fit {
+    kFitted,    // enclose() may be called
+    kNoDegree,  // the dense output has no known degree
+    kTooShort,  // the step holds fewer than degree + 1 distinct doubles of t: no points to read
+  };
+
+  // Reads the last accepted step of `stepper`.
+  Fit fit(const Stepper<double>& stepper) {
     using namespace interval;
     degree_ = stepper.dense_degree();
-    if (degree_ < 0 || degree_ > kMaxDegree) return false;
+    if (degree_ < 0 || degree_ > kMaxDegree) return Fit::kNoDegree;
     degree_ = std::max(degree_, 1);
     t0_ = stepper.t_previous();
     h_ = stepper.t_current() - t0_;
+    for (int j = 1; j < degree_; ++j) {  // the points' times must be distinct
+      const double before = t0_ + (1 - std::cos((j - 1) * std::numbers::pi / degree_)) / 2 * h_;
+      const double at = t0_ + (1 - std::cos(j * std::numbers::pi / degree_)) / 2 * h_;
+      if (!(at > before && at < stepper.t_current())) return Fit::kTooShort;
+    }
     const double* x0 = stepper.x_previous();
     const double* x1 = stepper.x_current();
     const double* f1 = stepper.dxdt_current();
@@ -87,7 +98,7 @@ class DenseEnclosure {
         }
       }
     }
-    return true;
+    return Fit::kFitted;
   }
 
   double t0() const { return t0_; }
@@ -100,13 +111,20 @@ class DenseEnclosure {
     const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
     const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
     const Interval theta{std::max(0.0, lo.lo), std::min(1.0, hi.hi)};
+    if (ta == tb) {  // a point: Horner's value alone
+      for (std::size_t i = 0; i < n_; ++i) {
+        horner(i, theta, &x[i], dxdt != nullptr ? &dxdt[i] : nullptr);
+        if (dxdt != nullptr) dxdt[i] = divide(dxdt[i], h);
+      }
+      return;
+    }
     const double m = theta.mid();
     const Interval offset = subtract(theta, Interval::point(m));
     for (std::size_t i = 0; i < n_; ++i) {
       Interval p{}, dp{};
       horner(i, theta, &p, &dp);
-      Interval pm{}, unused{};
-      horner(i, Interval::point(m), &pm, &unused);
+      Interval pm{};
+      horner(i, Interval::point(m), &pm, nullptr);
       x[i] = intersect(p, add(pm, multiply(dp, offset)));
       if (dxdt != nullptr) dxdt[i] = divide(dp, h);
     }
@@ -116,18 +134,18 @@ class DenseEnclosure {
   Interval& coefficient(int j, std::size_t i) { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
   const Interval& coefficient(int j, std::size_t i) const { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
 
-  // P and P' of component i over theta, by Horner's scheme on Newton's form:
+  // P and (unless dp is null) P' of component i over theta, by Horner's scheme on Newton's form:
   //   p <- p (theta - theta_j) + c_j,  p' <- p' (theta - theta_j) + p.
   void horner(std::size_t i, Interval theta, Interval* p, Interval* dp) const {
     using namespace interval;
     Interval value = coefficient(degree_, i), slope{0, 0};
     for (int j = degree_ - 1; j >= 0; --j) {
       const Interval factor = subtract(theta, Interval::point(theta_[j]));
-      slope = add(multiply(slope, factor), value);
+      if (dp != nullptr) slope = add(multiply(slope, factor), value);
       value = add(multiply(value, factor), coefficient(j, i));
     }
     *p = value;
-    *dp = slope;
+    if (dp != nullptr) *dp = slope;
   }
 
   std::size_t n_;
