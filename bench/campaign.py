@@ -177,7 +177,10 @@ def main():
             parser.error(f"unknown strategy {unknown[0]} (known: {', '.join(strategies)})")
         strategies = wanted
     known = read_known(options.known)
-    cases = [(label, model, t_end, s) for label, model, t_end in models if options.models in label for s in strategies]
+    # certified proves with the guards' interval enclosures, which model files and rule tables
+    # give and the built-in C++ models do not (they run their files: models/NAME.hym)
+    cases = [(label, model, t_end, s) for label, model, t_end in models if options.models in label for s in strategies
+             if not (s == "certified" and label == model)]
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
         results = list(pool.map(lambda case: sweep(options.hysim, case, options), cases))
