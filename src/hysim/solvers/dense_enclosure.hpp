@@ -113,18 +113,20 @@ class DenseEnclosure {
     const Interval theta{std::max(0.0, lo.lo), std::min(1.0, hi.hi)};
     if (ta == tb) {  // a point: Horner's value alone
       for (std::size_t i = 0; i < n_; ++i) {
-        horner(i, theta, &x[i], dxdt != nullptr ? &dxdt[i] : nullptr);
+        horner(i, factors(theta, factor_), &x[i], dxdt != nullptr ? &dxdt[i] : nullptr);
         if (dxdt != nullptr) dxdt[i] = divide(dxdt[i], h);
       }
       return;
     }
     const double m = theta.mid();
     const Interval offset = subtract(theta, Interval::point(m));
+    factors(theta, factor_);
+    factors(Interval::point(m), factor_mid_);
     for (std::size_t i = 0; i < n_; ++i) {
       Interval p{}, dp{};
-      horner(i, theta, &p, &dp);
+      horner(i, factor_, &p, &dp);
       Interval pm{};
-      horner(i, Interval::point(m), &pm, nullptr);
+      horner(i, factor_mid_, &pm, nullptr);
       x[i] = intersect(p, add(pm, multiply(dp, offset)));
       if (dxdt != nullptr) dxdt[i] = divide(dp, h);
     }
@@ -134,15 +136,21 @@ class DenseEnclosure {
   Interval& coefficient(int j, std::size_t i) { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
   const Interval& coefficient(int j, std::size_t i) const { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
 
-  // P and (unless dp is null) P' of component i over theta, by Horner's scheme on Newton's form:
+  // theta - theta_j for every point j, the same for every component.
+  const Interval* factors(Interval theta, Interval* out) const {
+    for (int j = 0; j < degree_; ++j) out[j] = interval::subtract(theta, Interval::point(theta_[j]));
+    return out;
+  }
+
+  // P and (unless dp is null) P' of component i at the theta whose factors theta - theta_j are
+  // given, by Horner's scheme on Newton's form:
   //   p <- p (theta - theta_j) + c_j,  p' <- p' (theta - theta_j) + p.
-  void horner(std::size_t i, Interval theta, Interval* p, Interval* dp) const {
+  void horner(std::size_t i, const Interval* factor, Interval* p, Interval* dp) const {
     using namespace interval;
     Interval value = coefficient(degree_, i), slope{0, 0};
     for (int j = degree_ - 1; j >= 0; --j) {
-      const Interval factor = subtract(theta, Interval::point(theta_[j]));
-      if (dp != nullptr) slope = add(multiply(slope, factor), value);
-      value = add(multiply(value, factor), coefficient(j, i));
+      if (dp != nullptr) slope = add(multiply(slope, factor[j]), value);
+      value = add(multiply(value, factor[j]), coefficient(j, i));
     }
     *p = value;
     if (dp != nullptr) *dp = slope;
@@ -152,6 +160,7 @@ class DenseEnclosure {
   int degree_ = -1;
   double t0_ = 0, h_ = 0;
   double theta_[kMaxDegree + 1] = {};
+  mutable Interval factor_[kMaxDegree + 1] = {}, factor_mid_[kMaxDegree + 1] = {};  // enclose()'s
   std::vector<Interval> newton_;  // (degree + 1) x n divided differences
   std::vector<double> point_;
   std::vector<double> spread_;  // per component: the size of the sums the dense output adds
