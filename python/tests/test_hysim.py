@@ -350,6 +350,23 @@ def test_crossings_record_where_a_function_crosses_zero_and_stop_ends_the_run():
     assert stopped["t"] == pytest.approx(math.pi / 2, abs=1e-9)
 
 
+def test_certified_strategy_finds_a_crest_between_samples_and_reports_its_proof():
+    # x = t; sin(10 x) >= 1 - 1e-8 holds for 2.83e-5 s around each crest (pi/2 + 2 pi k) / 10
+    # (docs/certified.md): the first one is entered at (pi/2 - acos(1 - 1e-8)) / 10.
+    text = ("model crests\nstate x = 0\nmode low { der(x) = 1 }\nmode high { der(x) = 1 }\n"
+            "low -> high up [sin(10*x) >= 0.99999999]\nhigh -> low down [sin(10*x) < 0.99999999]\n")
+    model = hysim.Model.from_string(text)
+    result = model.run(t_end=0.5, strategy="certified", rtol=1e-10, atol=1e-12, trajectory=False)
+    first = (math.pi / 2 - math.acos(0.99999999)) / 10
+    assert list(result["events"]["t"])[:2] == pytest.approx([first, first + 2 * math.acos(0.99999999) / 10], abs=1e-9)
+    certified = result["stats"]["certified"]
+    assert certified["level"] == 1 and certified["steps_unproved"] == 0
+    assert certified["events_unique"] == len(result["events"]["t"])
+    assert "certified" not in model.run(t_end=0.5, trajectory=False)["stats"]  # the default proves nothing
+    with pytest.raises(ValueError, match="double only"):
+        model.run(t_end=0.5, strategy="certified", scalar="long-double")
+
+
 def test_absolute_tolerances_per_state():
     # small = 1e-6 exp(-10 t) falls to 5e-7 at ln 2 / 10; with one atol of 1e-3 the error control
     # cannot see it (its values are far below atol), with its own atol it is resolved.
