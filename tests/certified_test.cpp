@@ -31,12 +31,7 @@ Model<double> from_text(const std::string& text) {
 }
 
 SimulationOptions with(const std::string& strategy, double t_end) {
-  SimulationOptions options;
-  options.strategy = strategy;
-  options.t_end = t_end;
-  options.rtol = 1e-10;
-  options.atol = 1e-12;
-  return options;
+  return testing::tight_options(strategy, t_end);
 }
 
 // The first t > t_from where g changes sign from negative, by a scan at `step` and bisection,

@@ -41,12 +41,7 @@ Guard<double> x_at_most_0() {
 }
 
 SimulationOptions tight(const std::string& strategy, double t_end) {
-  SimulationOptions options;
-  options.strategy = strategy;
-  options.t_end = t_end;
-  options.rtol = 1e-10;
-  options.atol = 1e-12;
-  return options;
+  return testing::tight_options(strategy, t_end);
 }
 
 const std::vector<std::string> kStrategies = {"gamma-refine", "bisection", "illinois", "itp",

@@ -30,6 +30,16 @@ Model<S> catalog_model(const std::string& name, const std::vector<std::pair<std:
   return entry.make<S>(values);
 }
 
+// Options of a run under `strategy` to t_end at tight tolerances (rtol 1e-10, atol 1e-12).
+inline SimulationOptions tight_options(const std::string& strategy, double t_end) {
+  SimulationOptions options;
+  options.strategy = strategy;
+  options.t_end = t_end;
+  options.rtol = 1e-10;
+  options.atol = 1e-12;
+  return options;
+}
+
 // Keeps every event row and every sample of a run.
 template <class S>
 struct Collected {

@@ -150,6 +150,12 @@ class Certifier {
     return {-1, t_lo, t1};
   }
 
+  // The guards' box at the single time t: the dense output's enclosure there, no rates.
+  void box_at(double t) {
+    dense_.enclose(t, t, x_mid_.data(), nullptr);
+    guards_->set_box(Interval::point(t), x_mid_.data(), nullptr);
+  }
+
   // Encloses every atom of the mode over [a, b] and reads the guards (the header's rules).
   Verdict judge(int mode, double a, double b) {
     using namespace interval;
@@ -167,8 +173,7 @@ class Certifier {
         rate_of(at) = guards_->rate(mode, static_cast<int>(k), static_cast<int>(i));
       }
     }
-    dense_.enclose(c, c, x_mid_.data(), nullptr);
-    guards_->set_box(Interval::point(c), x_mid_.data(), nullptr);
+    box_at(c);
     const Interval offset = subtract(span, Interval::point(c));
     bool leaving = false;  // an atom undecided but monotone
     at = 0;
@@ -193,8 +198,7 @@ class Certifier {
   // (a, b]: decided there (the loop read the point a itself). A run that starts, or an event
   // that leaves, on a switching surface.
   void read_leaving(int mode, double a) {
-    dense_.enclose(a, a, x_mid_.data(), nullptr);
-    guards_->set_box(Interval::point(a), x_mid_.data(), nullptr);
+    box_at(a);
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     std::size_t at = 0;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
@@ -221,8 +225,7 @@ class Certifier {
     const int kk = static_cast<int>(k), ii = static_cast<int>(i);
     const double t_m = detector_->masked_until(mode, kk, ii);
     if (!(t_m <= b)) return;
-    dense_.enclose(t_m, t_m, x_mid_.data(), nullptr);
-    guards_->set_box(Interval::point(t_m), x_mid_.data(), nullptr);
+    box_at(t_m);
     const Interval start = guards_->value(mode, kk, ii);
     const bool rising = rate_of(at).lo > 0;
     const Relation relation = transitions[k].guard.atoms()[i].relation;
