@@ -40,7 +40,7 @@ constexpr CampaignModel kModels[] = {
     {"pwm-servo", 20, "tracking", 1},     // worst 0.02 (rosenbrock4, ndf): the saw's crossings are linear
     {"bouncing-ball", 10, "", 1},         // 0.29 (dop853): polynomial flights
     {"grazing", 20, "", 40000},           // 19,863 (ndf at 1e-12): slope 0.02 at the threshold, rtol^(5/6)
-    {"drag-ball", 6.9, "", 300},          // 154 (ndf at 1e-12); rkf78 59, cashkarp54 25 at loose rtol
+    {"drag-ball", 6.9, "", 300},          // 154 (ndf at 1e-12); the others at most 7.6 (bs3)
     {"diode-inductor", 1, "", 2},         // 0.59 (ndf)
     {"cam-follower", 10, "", 7},          // 3.3 (rosenbrock4)
     {"ball-incline", 10, "", 1},          // 0.02
@@ -68,10 +68,6 @@ constexpr WrongPoint kWrongEvents[] = {
     {"grazing", "dop853", 1e-3, "two of three computed crests stay below the threshold"},
     {"grazing", "ndf", 1e-3, "crossings of the computed trajectory up to 0.11 s from the exact ones"},
     {"grazing", "ndf", 1e-4, "two of three computed crests stay below the threshold"},
-    // drag-ball: the impacts drift by up to 0.07 s by the 12th (the global error of rtol 1e-3,
-    // each flight in one or two steps), more than half the 0.05 s gaps between the last
-    // impacts: the 12th pairs with the reference's 13th, and the 14th falls past t_end = 6.9.
-    {"drag-ball", "rkf78", 1e-3, "impacts drifted by more than half the gap between the last ones"},
 };
 
 bool listed_wrong(const std::string& model, const std::string& solver, double rtol) {
