@@ -9,6 +9,8 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <unistd.h>
 
@@ -19,6 +21,8 @@
 #include "apps/rule_run.hpp"
 #include "hysim/study/stop.hpp"
 #include "hysim/study/stopwatch.hpp"
+#include "hysim/study/evaluation.hpp"
+#include "hysim/study/tolerance_check.hpp"
 #include "apps/table.hpp"
 #include "hysim/core/errors.hpp"
 #include "hysim/rules/table.hpp"
@@ -28,12 +32,16 @@ namespace hysim::app {
 
 namespace {
 
+// The exit status of a run whose --check-tolerance finds the events not resolved.
+constexpr int kExitUnresolved = 3;
+
 struct RunRequest {
   ModelChoice choice;
   std::string out_dir;
   SimulationOptions options;
   std::string table = "auto";         // --table: auto, all, short, none
   bool quiet = false;                 // --quiet: --table none
+  bool check_tolerance = false;       // --check-tolerance: the run again 10x tighter, events compared
   std::vector<std::string> files = {"events", "trajectory", "steps", "stats"};  // --files
 
   // The table's mode: `auto` abbreviates on a terminal and prints every row otherwise.
@@ -118,18 +126,25 @@ int run_model(const RunRequest& request) {
   const std::filesystem::path out_dir = request.out_dir;
   const nlohmann::json options = request_options_json(request.options, request.choice, values);
 
+  std::optional<study::ToleranceCheck> check;  // --check-tolerance, once the run has finished
   const auto write_stats = [&](const RunResult<S>& result, double wall_seconds) {
     if (out_dir.empty() || !files.stats) return;
     nlohmann::json report = run_report_json(model.name, options, result, wall_seconds);
     report["status"] = "finished";
+    if (check) report["tolerance_check"] = check->to_json();
     write_final_stats(out_dir, report);
   };
   if (!out_dir.empty()) prepare_run_folder(out_dir, files, model.name, options);
   Recorder<S> recorder(out_dir, files, table, table == TableMode::kNone ? nullptr : &std::cout);
   if (isatty(STDERR_FILENO)) recorder.show_progress(&std::cerr, to_double(model.t0), request.options.t_end);
   simulator.stop_when(&stop_flag());  // SIGINT, SIGTERM, --time-limit (hysim/study/stop.hpp)
+  std::vector<study::RunEvent> events;  // kept for --check-tolerance only
+  const study::ToleranceCheckOptions check_options;
+  study::EventCollector<S> collector(&events, check_options.max_events);
+  Observers<S> recorder_and_collector{&recorder, &collector};
+  Observer<S>* observer = request.check_tolerance ? static_cast<Observer<S>*>(&recorder_and_collector) : &recorder;
   const auto start = std::chrono::steady_clock::now();
-  RunResult<S> result = simulator.run(&recorder);
+  RunResult<S> result = simulator.run(observer);
   recorder.finish_table();
   if (result.reason != RunReason::kFailed) {
     try {
@@ -152,15 +167,23 @@ int run_model(const RunRequest& request) {
     }
     throw SimulationError(result.message);  // main reports it and exits non-zero
   }
-  const double wall_simulation = std::max(0.0, seconds_since(start) - recorder.seconds_in_observer());
+  const double wall_simulation =
+      std::max(0.0, seconds_since(start) - recorder.seconds_in_observer() - collector.seconds_in_observer());
+  if (request.check_tolerance && result.reason != RunReason::kInterrupted) {
+    check = study::check_tolerance(model, request.options,
+                                   {events, collector.overflowed(), to_double(result.t), result.stats.steps_accepted,
+                                    result.stats.rhs_evals},
+                                   check_options);
+  }
   if (!out_dir.empty()) write_stats(result, wall_simulation);  // before the summary: it may fail
   print_summary(model.name, result, wall_simulation, table != TableMode::kNone, out_dir, recorder);
+  if (check) std::cout << check->summary() << "\n";
   if (result.reason == RunReason::kInterrupted) {
     std::cerr << "hysim: " << stop_cause_text() << ": the run stopped at t = " << format_scalar(result.t)
               << (out_dir.empty() ? "" : "; " + printable(out_dir.string()) + " holds its output up to there") << "\n";
     return stop_exit_code();
   }
-  return 0;
+  return check && !check->resolved() ? kExitUnresolved : 0;
 }
 
 }  // namespace
@@ -179,6 +202,9 @@ Command add_run_command(CLI::App& app, int* verbosity) {
                   "none")
       ->default_val("auto");
   cmd->add_flag("--quiet", request->quiet, "no event table (the summary lines stay)");
+  cmd->add_flag("--check-tolerance", request->check_tolerance,
+                "after the run, run it again with rtol, atol (and a fixed step) ten times smaller and match the "
+                "events: a difference exits 3, agreement prints the estimated event-time error (docs/cli.md)");
   auto rule_run = std::make_shared<RuleRunRequest>();
   cmd->add_option("--dt", rule_run->dt, "rule tables: the interpreter's cycle in model time (default: the table's)");
   CLI::Option* real_time = cmd->add_flag(
@@ -193,6 +219,10 @@ Command add_run_command(CLI::App& app, int* verbosity) {
               // A rule table runs on the rule interpreter, as the papers run it, unless a
               // strategy, solver or scalar type asks for the engine (docs/rule-tables.md).
               if (cmd->count("--preset") > 0) throw InvalidArgument("--preset is not available for rule tables");
+              if (request->check_tolerance) {
+                throw InvalidArgument("--check-tolerance compares runs of the engine: give --solver, --strategy or "
+                                      "--scalar to run the rule table on it");
+              }
               rule_run->values = request->choice.params;
               rule_run->file = request->choice.model;
               rule_run->t_end = cmd->count("--t-end") > 0 ? request->options.t_end : 0.0;

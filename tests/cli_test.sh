@@ -498,6 +498,29 @@ for r in rows:
 sys.exit(0 if ok else 1)"
 check "sweep: says how many runs per second" grep -q "sweep: 1000 runs of pwm-servo in .* runs/s) on 2 threads; 0 failed" "$TMP/sweep2.err"
 
+# --check-tolerance: the run again ten times tighter, its events matched with the run's. The
+# grazing crests at rtol 1e-3 (2e-4 above the threshold, below what the tolerance resolves)
+# differ and exit 3, naming the first event without a partner; at rtol 1e-6 they agree, and
+# the estimated error is printed and written to stats.json.
+"$HYSIM" run grazing --t-end 20 --solver cashkarp54 --rtol 1e-3 --atol 1e-6 --check-tolerance --table none \
+  >"$TMP/tolcheck.out" 2>&1
+status=$?
+check "--check-tolerance: grazing at rtol 1e-3 exits 3 (got $status)" test "$status" -eq 3
+check "--check-tolerance: says the events are not resolved, naming an event" \
+  grep -q "tolerance check: the run again at rtol 1e-04, atol 1e-07 finds 6 event(s).*has no partner.*tighten them" \
+  "$TMP/tolcheck.out"
+"$HYSIM" run grazing --t-end 20 --solver cashkarp54 --rtol 1e-6 --atol 1e-9 --check-tolerance --table none \
+  --out "$TMP/tolcheck" >"$TMP/tolcheck.out" 2>&1
+check "--check-tolerance: grazing at rtol 1e-6 exits 0" test $? -eq 0
+check "--check-tolerance: prints the estimated error" grep -q "finds the same 6 event(s); estimated event-time error" \
+  "$TMP/tolcheck.out"
+check "--check-tolerance: stats.json holds the verdict" python3 -c "
+import json, sys
+c = json.load(open('$TMP/tolcheck/stats.json'))['tolerance_check']
+sys.exit(0 if c['resolved'] and c['matched'] == 6 and 0 < c['max_dt'] < 1e-3 and c['rtol'] == 1e-7 else 1)"
+"$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --check-tolerance >"$TMP/tolcheck.out" 2>&1
+check "--check-tolerance on the rule interpreter exits 2" test $? -eq 2
+
 # SIGINT and SIGTERM: tests/stop_test.sh.
 # On a terminal (a pseudo-terminal from script(1)) a long run shows its progress on stderr.
 if command -v script >/dev/null; then

@@ -18,10 +18,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "hysim/study/evaluation.hpp"
+#include "hysim/study/tolerance_check.hpp"
 #include "hysim/study/workprecision.hpp"
 #include "test_support.hpp"
 
@@ -134,6 +137,87 @@ TEST(SolverCampaign, EverySolverEveryToleranceEveryModelWithAReference) {
     std::printf("%-12s", solver.c_str());
     for (const CampaignModel& m : kModels) std::printf(" | %-16s", table[solver][m.name].c_str());
     std::printf("\n");
+  }
+}
+
+// The tolerance check (hysim/study/tolerance_check.hpp, `hysim run --check-tolerance`) at every
+// point of the campaign: the run again at rtol / 10 and atol / 10, the events matched. It must
+// flag every listed wrong point (the refusal: a run whose tolerance does not resolve its
+// events says so). Where the events are right it may still flag (both runs honest, the events
+// too close for the looser one's error): those false alarms are counted, not forbidden. Where
+// it agrees, its estimate max |t - t_tight| is compared with the true error max |t - t*|: the
+// table prints, per solver, the false alarms, the points where the rerun took the very same
+// steps (no estimate, and the check says so) and the range of true / estimated error, which
+// must lie within [0.1, 20] where the error stands above rounding (measured 0.23 to 12).
+TEST(SolverCampaign, TheToleranceCheckFlagsEveryWrongPoint) {
+  struct Tally {
+    int points = 0, false_alarms = 0, same_steps = 0;
+    double lowest = 1e300, highest = 0;  // true error / estimated error where the check agrees
+  };
+  std::map<std::string, Tally> tallies;
+  std::vector<std::string> solvers;
+  int flagged_wrong = 0;
+  for (const CampaignModel& m : kModels) {
+    ModelChoice choice;
+    choice.model = m.name;
+    choice.preset = m.preset;
+    const ParameterValues values = choice.values();
+    const Model<double> model = choice.make<double>(values);
+    std::string why_not;
+    const std::optional<Reference> reference = reference_for(choice, values, m.t_end, &why_not);
+    ASSERT_TRUE(reference.has_value()) << why_not;
+    for (const char* solver : {"dopri5", "bs3", "cashkarp54", "rkf78", "rosenbrock4", "ndf", "dop853"}) {
+      if (std::find(solvers.begin(), solvers.end(), solver) == solvers.end()) solvers.push_back(solver);
+      for (int decade = 3; decade <= 12; ++decade) {
+        const double rtol = std::pow(10.0, -decade);
+        SCOPED_TRACE(std::string(m.name) + ", " + solver + " at rtol " + std::to_string(rtol));
+        SimulationOptions options;
+        options.t_end = m.t_end;
+        options.solver = solver;
+        options.rtol = rtol;
+        options.atol = rtol * 1e-3;
+        const Evaluation run = evaluate_run(model, options, {}, &*reference);
+        ASSERT_EQ(run.outcome, Outcome::kCompleted) << run.note;
+        const ToleranceCheck check = check_tolerance(
+            model, options, {run.events, false, m.t_end, run.stats.steps_accepted, run.stats.rhs_evals});
+        ASSERT_TRUE(check.not_checked.empty()) << check.not_checked;
+        const bool right = run.match->missed == 0 && run.match->spurious == 0;
+        Tally& tally = tallies[solver];
+        ++tally.points;
+        if (!right) {
+          EXPECT_FALSE(check.resolved()) << "a wrong point the check does not flag";
+          flagged_wrong += check.resolved() ? 0 : 1;
+          continue;
+        }
+        if (!check.resolved()) {
+          ++tally.false_alarms;
+          std::printf("false alarm: %s, %s at rtol %.0e: %s\n", m.name, solver, rtol, check.first_difference.c_str());
+          continue;
+        }
+        if (check.same_steps) {
+          ++tally.same_steps;
+          continue;
+        }
+        // The ratio where the error stands above rounding (1e-11 s against ulps of t <= 20 of
+        // 3.6e-15): at the floor both errors are rounding and their ratio means nothing.
+        const std::optional<double> error = max_time_error(*run.match, run.events, reference->events);
+        if (error && *error > 1e-11 && check.max_dt && *check.max_dt > 0) {
+          EXPECT_LE(*error / *check.max_dt, 20) << "the estimate " << *check.max_dt << " s against " << *error;
+          EXPECT_GE(*error / *check.max_dt, 0.1) << "the estimate " << *check.max_dt << " s against " << *error;
+          tally.lowest = std::min(tally.lowest, *error / *check.max_dt);
+          tally.highest = std::max(tally.highest, *error / *check.max_dt);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(flagged_wrong, static_cast<int>(std::size(kWrongEvents)));
+  std::printf("\ntolerance check over the campaign: %d of %zu wrong points flagged\n%-12s | points | false alarms | "
+              "same steps | true / estimated error (error > 1e-11 s)\n",
+              flagged_wrong, std::size(kWrongEvents), "solver");
+  for (const std::string& solver : solvers) {
+    const Tally& t = tallies[solver];
+    std::printf("%-12s | %6d | %12d | %10d | %.2g .. %.2g\n", solver.c_str(), t.points, t.false_alarms, t.same_steps,
+                t.lowest, t.highest);
   }
 }
 

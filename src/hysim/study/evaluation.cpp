@@ -76,34 +76,9 @@ std::optional<Reference> reference_for(const ModelChoice& choice, const Paramete
 
 namespace {
 
-// Keeps the first row of each event index, timing itself.
 template <class S>
-class EventCollector final : public Observer<S> {
- public:
-  explicit EventCollector(std::vector<RunEvent>* events) : events_(events) {}
-
-  void on_event(const EventRecord<S>& record) override {
-    ScopedTimer timer(&seconds_);
-    if (record.index == last_index_) return;
-    last_index_ = record.index;
-    RunEvent event;
-    event.t = static_cast<float128>(record.t);
-    event.guard = std::string(record.guard);
-    for (const S& v : record.x_pre) event.x.push_back(static_cast<float128>(v));
-    events_->push_back(std::move(event));
-  }
-
-  double seconds_in_observer() const { return seconds_; }
-
- private:
-  std::vector<RunEvent>* events_;
-  std::int64_t last_index_ = 0;
-  double seconds_ = 0;
-};
-
-template <class S>
-Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options, const StrategySettings& settings,
-                        const Reference* reference) {
+Evaluation evaluate_one_run(const Model<S>& model, const SimulationOptions& options, const StrategySettings& settings,
+                            const Reference* reference) {
   Evaluation run;
   run.options = options;
   EventCollector<S> collector(&run.events);
@@ -132,6 +107,18 @@ Evaluation evaluate_one(const Model<S>& model, const SimulationOptions& options,
 }
 
 }  // namespace
+
+template <class S>
+Evaluation evaluate_run(const Model<S>& model, const SimulationOptions& options, const StrategySettings& settings,
+                        const Reference* reference) {
+  return evaluate_one_run(model, options, settings, reference);
+}
+template Evaluation evaluate_run(const Model<double>&, const SimulationOptions&, const StrategySettings&,
+                                 const Reference*);
+template Evaluation evaluate_run(const Model<long double>&, const SimulationOptions&, const StrategySettings&,
+                                 const Reference*);
+template Evaluation evaluate_run(const Model<float128>&, const SimulationOptions&, const StrategySettings&,
+                                 const Reference*);
 
 std::vector<SimulationOptions> solver_strategy_grid(const SimulationOptions& base,
                                                     const std::vector<std::string>& solvers,
@@ -175,7 +162,7 @@ std::vector<Evaluation> evaluate(const ModelChoice& choice, const ParameterValue
         static_cast<std::int64_t>(runs.size()), ensemble,
         [&](std::int64_t i) {
           const SimulationOptions& run = runs[static_cast<std::size_t>(i)];
-          return evaluate_one(model, run, settings_of(run.strategy), reference);
+          return evaluate_run(model, run, settings_of(run.strategy), reference);
         },
         [&](std::int64_t, Evaluation&& run) { evaluations.push_back(std::move(run)); });
     return evaluations;

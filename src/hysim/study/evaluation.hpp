@@ -10,11 +10,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hysim/study/model.hpp"
+#include "hysim/study/stopwatch.hpp"
+#include "hysim/run/observer.hpp"
 #include "hysim/study/matching.hpp"
 #include "hysim/simulator.hpp"
 #include "hysim/models/reference.hpp"
@@ -41,6 +44,46 @@ struct Evaluation {
   // "" for a completed run, "failed: MESSAGE" or "skipped: MESSAGE" otherwise.
   std::string status_note() const;
 };
+
+// Keeps the first row of each event index (the event as matching sees it), timing itself.
+// max_events > 0 keeps at most that many; overflowed() then says the run had more.
+template <class S>
+class EventCollector final : public Observer<S> {
+ public:
+  explicit EventCollector(std::vector<RunEvent>* events, std::size_t max_events = 0)
+      : events_(events), max_events_(max_events) {}
+
+  void on_event(const EventRecord<S>& record) override {
+    ScopedTimer timer(&seconds_);
+    if (record.index == last_index_) return;
+    last_index_ = record.index;
+    if (max_events_ > 0 && events_->size() >= max_events_) {
+      overflowed_ = true;
+      return;
+    }
+    RunEvent event;
+    event.t = static_cast<float128>(record.t);
+    event.guard = std::string(record.guard);
+    for (const S& v : record.x_pre) event.x.push_back(static_cast<float128>(v));
+    events_->push_back(std::move(event));
+  }
+
+  double seconds_in_observer() const { return seconds_; }
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  std::vector<RunEvent>* events_;
+  std::size_t max_events_;
+  std::int64_t last_index_ = 0;
+  double seconds_ = 0;
+  bool overflowed_ = false;
+};
+
+// One run of `model` under `options`: its events kept, matched against `reference` when given
+// (the same as one entry of evaluate()). double, long double and float128.
+template <class S>
+Evaluation evaluate_run(const Model<S>& model, const SimulationOptions& options, const StrategySettings& settings = {},
+                        const Reference* reference = nullptr);
 
 // The reference events of the chosen model for runs to t_end, computed a little further
 // (t_end + (t_end - t0) / 100) so that a run event just before t_end whose exact time is
