@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -35,10 +36,12 @@
 #include "hysim/simulator.hpp"
 #include "hysim/solvers/stepper.hpp"
 #include "hysim/study/comparison.hpp"
+#include "hysim/study/evaluation.hpp"
 #include "hysim/study/model.hpp"
 #include "hysim/study/reproduce.hpp"
 #include "hysim/study/stop.hpp"
 #include "hysim/study/sweep.hpp"
+#include "hysim/study/tolerance_check.hpp"
 
 namespace py = pybind11;
 
@@ -521,9 +524,12 @@ struct Streaming {
   std::size_t chunk = 0;
 };
 
+// JSON of the comparison layer as Python dicts and lists.
+py::object to_python(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
+
 template <class S>
 py::dict run_in(const PyModel& m, const SimulationOptions& options, bool trajectory, double time_limit,
-                const study::StartChoice& start, const Streaming& streaming) {
+                const study::StartChoice& start, const Streaming& streaming, bool check_tolerance) {
   Model<S> built = m.entry->make<S>(m.values);
   study::apply_start(start, &built);
   const Model<S>& model = built;
@@ -542,10 +548,21 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
     collected.chunk = streaming.chunk;
     collected.flush = [&sink] { sink(); };
   }
+  std::vector<study::RunEvent> checked_events;  // check_tolerance=True only
+  const study::ToleranceCheckOptions check_options;
+  study::EventCollector<S> event_collector(&checked_events, check_options.max_events);
+  Observers<S> collected_and_checked{&collected, &event_collector};
   RunResult<S> result;
+  std::optional<study::ToleranceCheck> check;
   {
     py::gil_scoped_release release;
-    result = simulator.run(&collected);
+    result = simulator.run(check_tolerance ? static_cast<Observer<S>*>(&collected_and_checked) : &collected);
+    if (check_tolerance && result.reason != RunReason::kFailed && result.reason != RunReason::kInterrupted) {
+      check = study::check_tolerance(model, options,
+                                     {checked_events, event_collector.overflowed(), static_cast<double>(result.t),
+                                      result.stats.steps_accepted, result.stats.rhs_evals},
+                                     check_options);
+    }
   }
   if (result.reason == RunReason::kInterrupted && stop.timed_out) {
     result.message = "time limit (" + format_scalar(stop.time_limit(), 6) + " s): " + result.message;
@@ -572,12 +589,11 @@ py::dict run_in(const PyModel& m, const SimulationOptions& options, bool traject
   out["warnings"] = result.warnings;  // e.g. an explicit solver that found the field stiff
   out["events"] = events_dict(model, collected, mode_names);
   out["trajectory"] = trajectory_dict(model, collected);
+  if (check) out["tolerance_check"] = to_python(check->to_json());
   stop.raise_with(out);  // Ctrl-C: KeyboardInterrupt, with this partial result as exc.result
   return out;
 }
 
-// JSON of the comparison layer as Python dicts and lists.
-py::object to_python(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
 
 std::vector<std::string> names_or_all(const py::object& names, const char* what) {
   if (names.is_none()) return {};
@@ -763,7 +779,8 @@ study::StartChoice start_from(const py::object& t0, const py::object& x0, const 
 py::dict run(const PyModel& model, const py::object& scalar_object, const py::object& trajectory_object,
              const py::object& time_limit_object, const py::object& t0, const py::object& x0,
              const py::object& mode, const py::object& on_chunk, const py::object& chunk, const py::object& t_eval,
-             const py::kwargs& kwargs) {
+             const py::object& check_tolerance_object, const py::kwargs& kwargs) {
+  const bool check_tolerance = as_bool(check_tolerance_object, "check_tolerance");
   const study::StartChoice start = start_from(t0, x0, mode);
   Streaming streaming{on_chunk, 0};
   if (!on_chunk.is_none()) {
@@ -788,11 +805,13 @@ py::dict run(const PyModel& model, const py::object& scalar_object, const py::ob
     options.validate();
   }
   switch (parse_scalar_kind(scalar)) {
-    case ScalarKind::kLongDouble: return run_in<long double>(model, options, trajectory, time_limit, start, streaming);
-    case ScalarKind::kFloat128: return run_in<float128>(model, options, trajectory, time_limit, start, streaming);
+    case ScalarKind::kLongDouble:
+      return run_in<long double>(model, options, trajectory, time_limit, start, streaming, check_tolerance);
+    case ScalarKind::kFloat128:
+      return run_in<float128>(model, options, trajectory, time_limit, start, streaming, check_tolerance);
     case ScalarKind::kDouble: break;
   }
-  return run_in<double>(model, options, trajectory, time_limit, start, streaming);
+  return run_in<double>(model, options, trajectory, time_limit, start, streaming, check_tolerance);
 }
 
 // What a Model says of itself before any run: its states, its modes, its repr.
@@ -823,7 +842,7 @@ void describe_model(py::class_<PyModel>& model) {
 // Model.run's docstring.
 constexpr const char* kRunDoc =
     "run(scalar='double', trajectory=True, time_limit=None, t0=None, x0=None, mode=None, on_chunk=None, "
-    "chunk=10000, t_eval=None, **options): one "
+    "chunk=10000, t_eval=None, check_tolerance=False, **options): one "
     "simulation, started at t0 (default: the model's), with the states of the dict x0 (name: value) "
     "replacing the model's initial values, in mode `mode` (default: the model's initial mode), so that a "
     "run can continue from another's final state; options are the "
@@ -835,7 +854,9 @@ constexpr const char* kRunDoc =
     "receives the rows as they come, {'events': ..., 'trajectory': ...} each time `chunk` rows of either "
     "are kept and once at the end, so that memory stays flat over a long run; the result then holds no rows. "
     "t_eval: increasing times in [t0, t_end]; the trajectory then holds the state at exactly those times "
-    "(from the dense output; at an event time, the state before it) and nothing else";
+    "(from the dense output; at an event time, the state before it) and nothing else. check_tolerance=True: "
+    "the run again with tolerances ten times tighter, its events matched with this run's, the verdict in "
+    "result['tolerance_check'] (resolved, max_dt: the estimated event-time error, ...; docs/cli.md)";
 
 // The class Model: a model with its parameter values, and what runs on it.
 void bind_model(py::module_& module) {
@@ -882,7 +903,7 @@ void bind_model(py::module_& module) {
       .def("run", &run, py::arg("scalar") = "double", py::arg("trajectory") = true,
            py::arg("time_limit") = py::none(), py::arg("t0") = py::none(), py::arg("x0") = py::none(),
            py::arg("mode") = py::none(), py::arg("on_chunk") = py::none(), py::arg("chunk") = 10000,
-           py::arg("t_eval") = py::none(),
+           py::arg("t_eval") = py::none(), py::arg("check_tolerance") = false,
            kRunDoc)
       .def("sweep",
            [](const PyModel& model, const py::object& params, const py::object& draws, const py::object& seed,

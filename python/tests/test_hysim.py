@@ -367,6 +367,24 @@ def test_certified_strategy_finds_a_crest_between_samples_and_reports_its_proof(
         model.run(t_end=0.5, strategy="certified", scalar="long-double")
 
 
+def test_check_tolerance_flags_the_grazing_crests_at_a_loose_tolerance_and_estimates_the_error():
+    # Each crest of x = sin t lies 2e-4 above the threshold cos 0.02: at rtol 1e-3 the state's
+    # error is larger, the rerun at 1e-4 pairs the crossings differently; at 1e-6 they agree,
+    # and the estimate max |t - t_tight| is near the true error against the closed form
+    # pi/2 -+ 0.02 + 2 pi k.
+    model = hysim.Model("grazing")
+    loose = model.run(t_end=20, solver="cashkarp54", rtol=1e-3, atol=1e-6, check_tolerance=True, trajectory=False)
+    check = loose["tolerance_check"]
+    assert not check["resolved"] and check["rtol"] == 1e-4 and "has no partner" in check["note"]
+    tight = model.run(t_end=20, solver="cashkarp54", rtol=1e-6, atol=1e-9, check_tolerance=True, trajectory=False)
+    check = tight["tolerance_check"]
+    assert check["resolved"] and check["matched"] == 6 and not check["same_steps"]
+    exact = [math.pi / 2 + s * 0.02 + 2 * math.pi * k for k in range(3) for s in (-1, 1)]
+    error = max(abs(t - e) for t, e in zip(tight["events"]["t"], exact))
+    assert 0.1 < error / check["max_dt"] < 10
+    assert "tolerance_check" not in model.run(t_end=1, trajectory=False)
+
+
 def test_absolute_tolerances_per_state():
     # small = 1e-6 exp(-10 t) falls to 5e-7 at ln 2 / 10; with one atol of 1e-3 the error control
     # cannot see it (its values are far below atol), with its own atol it is resolved.
