@@ -37,7 +37,7 @@ namespace hysim::app {
 namespace {
 
 // The columns of workprecision.csv; the gnuplot script reads them by position.
-constexpr int kErrorColumn = 5, kMissedColumn = 6, kRhsColumn = 8;
+constexpr int kErrorColumn = 5, kMissedColumn = 6, kRhsColumn = 8, kWallColumn = 10;
 // error_per_rtol, reversal and proportional: the run's tolerance proportionality within its
 // series (study::Proportionality).
 const std::vector<std::string> kHeader = {"solver",   "strategy",  "rtol",  "atol",         "max_abs_dt",
@@ -173,22 +173,34 @@ struct FigureLayout {
   }
 };
 
-// One series of the CSV: its points with no missed event, at (error, RHS evaluations).
-std::string series_columns(const std::string& solver, const std::string& strategy) {
-  return "csv using (strcol(1) eq " + gnuplot_string(solver) + " && strcol(2) eq " + gnuplot_string(strategy) +
-         " ? drawn(0) : NaN):" + std::to_string(kRhsColumn) + " with linespoints";
+// The figure's work axis (--work): field evaluations, exact; or the wall time of each run,
+// which shows what a strategy costs beyond its evaluations (the certified strategy's proofs).
+enum class WorkAxis { kEvaluations, kTime };
+
+WorkAxis parse_work_axis(const std::string& text) {
+  if (text == "evaluations") return WorkAxis::kEvaluations;
+  if (text == "time") return WorkAxis::kTime;
+  throw InvalidArgument("--work: '" + text + "' is not one of evaluations, time");
 }
 
-void write_panels(std::ostream& out, const FigureLayout& layout) {
+int work_column(WorkAxis axis) { return axis == WorkAxis::kTime ? kWallColumn : kRhsColumn; }
+
+// One series of the CSV: its points with no missed event, at (error, work).
+std::string series_columns(const std::string& solver, const std::string& strategy, WorkAxis axis) {
+  return "csv using (strcol(1) eq " + gnuplot_string(solver) + " && strcol(2) eq " + gnuplot_string(strategy) +
+         " ? drawn(0) : NaN):" + std::to_string(work_column(axis)) + " with linespoints";
+}
+
+void write_panels(std::ostream& out, const FigureLayout& layout, WorkAxis axis) {
   const std::vector<std::string> panels = layout.solvers.empty() ? std::vector<std::string>{""} : layout.solvers;
   for (const std::string& solver : panels) {
     out << "set title " << gnuplot_string(solver.empty() ? "CVODE" : solver) << "\nplot \\\n";
     std::vector<std::string> lines;
     for (const std::string& strategy : layout.strategies) {
-      lines.push_back(series_columns(solver, strategy) + " " + layout.style_of(strategy) + " notitle");
+      lines.push_back(series_columns(solver, strategy, axis) + " " + layout.style_of(strategy) + " notitle");
     }
     for (std::size_t i = 0; i < layout.peers.size(); ++i) {
-      lines.push_back(series_columns(layout.peers[i].first, layout.peers[i].second) + " " +
+      lines.push_back(series_columns(layout.peers[i].first, layout.peers[i].second, axis) + " " +
                       FigureLayout::peer_style(i) + " notitle");
     }
     for (std::size_t i = 0; i < lines.size(); ++i) out << "  " << lines[i] << (i + 1 < lines.size() ? ", \\\n" : "\n");
@@ -211,7 +223,8 @@ void write_panels(std::ostream& out, const FigureLayout& layout) {
 
 void write_gnuplot_script(const std::filesystem::path& gp, const std::string& csv, const std::string& png,
                           const std::string& title,
-                          const std::vector<std::pair<std::string, std::string>>& series) {
+                          const std::vector<std::pair<std::string, std::string>>& series, WorkAxis axis) {
+  const bool time = axis == WorkAxis::kTime;
   std::ofstream out(gp);
   if (!out) throw InvalidArgument("cannot write '" + printable(gp.string()) + "'");
   const FigureLayout layout(series);
@@ -222,7 +235,8 @@ void write_gnuplot_script(const std::filesystem::path& gp, const std::string& cs
   // characters it holds, becomes part of the script but the title's single-quoted text.
   out << "# Work-precision diagram written by `hysim workprecision`; redraw with: gnuplot "
       << gp.filename().string() << ", in this folder\n"
-      << "# x: max |t - t*| over the matched events, y: RHS evaluations, one point per rtol;\n"
+      << "# x: max |t - t*| over the matched events, y: " << (time ? "wall time [s]" : "RHS evaluations")
+      << ", one point per rtol;\n"
       << "# one panel per solver, on common axes.\n"
       << "csv = " << gnuplot_string(csv) << "\n"
       << "figure_title = " << gnuplot_string(title) << "\n"
@@ -236,22 +250,24 @@ void write_gnuplot_script(const std::filesystem::path& gp, const std::string& cs
       << "floor = 1e-20  # a run whose matched events are all exact (error 0) is drawn here\n"
       << "error(c) = column(c) > floor ? column(c) : floor\n"
       << "drawn(unused) = column(" << kMissedColumn << ") == 0 ? error(" << kErrorColumn << ") : NaN\n"
-      << "stats csv using (drawn(0)):" << kRhsColumn << " nooutput\n"
+      << "stats csv using (drawn(0)):" << work_column(axis) << " nooutput\n"
       << "set xrange [STATS_min_x / 3 : STATS_max_x * 3]\n"
       << "set yrange [STATS_min_y / 1.3 : STATS_max_y * 1.3]\n"
       << "set logscale x 10\n"
-      << "set logscale y 2  # ticks at powers of 2: a factor 2 in work is what tells methods apart\n"
+      << (time ? "set logscale y 10\n"
+               : "set logscale y 2  # ticks at powers of 2: a factor 2 in work is what tells methods apart\n")
       << "set format x '%.0e'\n"
-      << "set format y '%g'\n"
+      << (time ? "set format y '%.0e'\n" : "set format y '%g'\n")
       << "set grid\n"
       << "unset key\n"
       << "set xlabel 'max |t - t*| [s]'\n"
-      << "set ylabel 'RHS evaluations'\n"
+      << "set ylabel " << (time ? "'wall time of the run [s]'" : "'RHS evaluations'") << "\n"
       << "set multiplot layout " << rows << "," << columns << " title figure_title\n";
-  write_panels(out, layout);
+  write_panels(out, layout, axis);
 }
 
-int workprecision(const WorkPrecisionRequest& request) {
+int workprecision(const WorkPrecisionRequest& request, const std::string& work) {
+  const WorkAxis axis = parse_work_axis(work);  // before anything runs
   const WorkPrecision study = work_precision(request);
   const SimulationOptions& base = study.base;
   const Reference* reference = &study.reference;
@@ -286,7 +302,7 @@ int workprecision(const WorkPrecisionRequest& request) {
   title << request.choice.model << " to t_end = " << base.t_end << ", " << request.choice.scalar
         << ": rtol from " << request.rtol_from << " to " << request.rtol_to << ", atol = " << request.atol_factor
         << " rtol";
-  write_gnuplot_script(gp, csv.filename().string(), png.filename().string(), title.str(), series);
+  write_gnuplot_script(gp, csv.filename().string(), png.filename().string(), title.str(), series, axis);
 
   std::cout << printable(title.str()) << "; errors against the reference (" << reference->method << ")\n\n";
   shown.print(std::cout);
@@ -328,8 +344,13 @@ Command add_workprecision_command(CLI::App& app, int* verbosity) {
   cmd->add_option("--jobs", request->jobs, "threads (0: every core); the numbers do not depend on it, the wall times do")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);
+  auto work = std::make_shared<std::string>("evaluations");
+  cmd->add_option("--work", *work,
+                  "the figure's work axis: evaluations (field evaluations, exact) or time (each run's wall time; "
+                  "use --jobs 1 for times that do not share the cores)")
+      ->default_val("evaluations");
   add_verbosity_flag(cmd, verbosity);
-  return {cmd, [request] { return workprecision(*request); }};
+  return {cmd, [request, work] { return workprecision(*request, *work); }};
 }
 
 }  // namespace hysim::app
