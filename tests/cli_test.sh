@@ -277,6 +277,14 @@ check "workprecision.csv header" test "$(head -n 1 "$WP/workprecision.csv" 2>/de
   "solver,strategy,rtol,atol,max_abs_dt,missed,spurious,rhs_evals,steps,wall_seconds,error_per_rtol,reversal,proportional,note"
 check "workprecision.csv: 2 strategies x 3 tolerances" test "$(wc -l <"$WP/workprecision.csv" 2>/dev/null)" -eq 7
 check "workprecision.gp written" test -f "$WP/workprecision.gp"
+check "workprecision.gp: RHS evaluations by default" grep -q "set ylabel 'RHS evaluations'" "$WP/workprecision.gp"
+"$HYSIM" workprecision pwm-servo --t-end 0.5 --solvers dopri5 --strategies bisection --rtol-from 1e-3 \
+  --rtol-to 1e-4 --work time --jobs 1 --out "$TMP/wp-time" >/dev/null 2>&1
+check "workprecision --work time draws the wall time (column 10)" grep -q "):10 with linespoints" \
+  "$TMP/wp-time/workprecision.gp"
+"$HYSIM" workprecision pwm-servo --t-end 0.5 --work watts --out "$TMP/wp-bad" >"$TMP/wp-bad.out" 2>&1
+check "workprecision --work watts exits 2, naming the choices" \
+  sh -c "test $? -eq 2 && grep -q 'not one of evaluations, time' '$TMP/wp-bad.out'"
 if command -v gnuplot >/dev/null 2>&1; then
   check "workprecision.png written (gnuplot is installed)" test -s "$WP/workprecision.png"
   "$HYSIM" run pwm-servo --t-end 0.2 --strategy gamma --out "$TMP/steps" >/dev/null 2>&1
