@@ -513,6 +513,11 @@ py::dict stats_dict(const RunStatistics& s) {
     certified["events_unique"] = c.events_unique;
     certified["events_bracketed"] = c.events_bracketed;
     certified["rearm_points"] = c.rearm_points;
+    if (c.level == 2) {
+      certified["flow_error_max"] = c.flow_error_max;
+      certified["flow_early_max"] = c.flow_early_max;
+      certified["flow_open_at_end"] = c.flow_open_at_end;
+    }
     stats["certified"] = certified;
   }
   return stats;

@@ -209,7 +209,8 @@ class LoopEngine final : public Engine<S>, private Outlook<S> {
       const auto tuning = run_.strategy.certification();
       guard_enclosure_ = run_.model.guard_enclosure();
       certifier_ = std::make_unique<Certifier>(run_.model, guard_enclosure_.get(), &run_.detector,
-                                               &run_.ledger.stats().certified, tuning.max_depth, tuning.strict);
+                                               &run_.ledger.stats().certified, tuning.max_depth, tuning.strict,
+                                               tuning.level, static_cast<double>(run_.exact.t_end));
     }
   }
 

@@ -27,6 +27,15 @@ class GuardEnclosure {
   // A number naming the atom's function: atoms with the same number are one function read
   // with different relations (Atom::shared).
   virtual int function_id(int mode, int k, int i) const = 0;
+
+  // The exact flow (certified detection, level 2): enclosures of the mode's field over the box
+  // set by set_box (its t and x), and of its derivatives: the Jacobian df_i/dx_j (n x n, row
+  // by row) and df_i/dt. False when the model offers none, or when the field may jump inside
+  // the box (a discontinuity of its own, such as sign or if, undecided there): the field is
+  // then not Lipschitz over the box, and nothing follows.
+  virtual bool has_flow() const { return false; }
+  virtual bool field(int /*mode*/, Interval* /*f*/) { return false; }
+  virtual bool field_derivatives(int /*mode*/, Interval* /*jacobian*/, Interval* /*dfdt*/) { return false; }
 };
 
 // Makes one run's enclosures; empty: the model offers none.

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -38,6 +39,7 @@
 #include "hysim/core/interval.hpp"
 #include "hysim/core/model.hpp"
 #include "hysim/events/detection.hpp"
+#include "hysim/events/flow_bound.hpp"
 #include "hysim/run/result.hpp"
 #include "hysim/solvers/dense_enclosure.hpp"
 #include "hysim/solvers/stepper.hpp"
@@ -51,204 +53,60 @@ struct CertifiedScan {
   double t_lo = 0, t_hi = 0;
 };
 
-class Certifier {
+// A guard's truth in three-valued logic (true, false, undecided) from its atoms' truths:
+// AND is false when one child is, OR true when one child is, NOT swaps true and false.
+enum class Truth : char { kFalse, kTrue, kUndecided };
+
+template <class TruthOf>
+Truth three_valued(const Guard<double>& guard, int index, const TruthOf& truth_of) {
+  const auto& node = guard.nodes()[static_cast<std::size_t>(index)];
+  using Kind = Guard<double>::Kind;
+  switch (node.kind) {
+    case Kind::kAtom: return truth_of(static_cast<std::size_t>(node.atom));
+    case Kind::kNot: {
+      const Truth inner = three_valued(guard, node.children[0], truth_of);
+      return inner == Truth::kUndecided ? inner : inner == Truth::kTrue ? Truth::kFalse : Truth::kTrue;
+    }
+    case Kind::kAnd:
+    case Kind::kOr: {
+      const Truth absorbing = node.kind == Kind::kAnd ? Truth::kFalse : Truth::kTrue;
+      bool undecided = false;
+      for (const int child : node.children) {
+        const Truth t = three_valued(guard, child, truth_of);
+        if (t == absorbing) return absorbing;
+        undecided |= t == Truth::kUndecided;
+      }
+      return undecided ? Truth::kUndecided : absorbing == Truth::kFalse ? Truth::kTrue : Truth::kFalse;
+    }
+  }
+  return Truth::kUndecided;
+}
+
+// The atoms of a mode over one part of a step, read in three-valued logic (the Certifier's
+// header gives the rules), and the verdict on the part they add up to.
+class AtomReadings {
  public:
-  static constexpr int kMaxDepth = 60;
-
-  // The model, its enclosures, the detector and the counters outlive the certifier.
-  Certifier(const Model<double>& model, GuardEnclosure* guards, TransitionDetector<double>* detector,
-            CertifiedStatistics* stats, int max_depth, bool strict)
-      : model_(model), guards_(guards), detector_(detector), stats_(stats), max_depth_(std::min(max_depth, kMaxDepth)),
-        strict_(strict), dense_(model.state_size()), x_(model.state_size()), dx_(model.state_size()),
-        x_mid_(model.state_size()), point_(model.state_size()) {
-    std::size_t most = 0;
-    for (const auto& mode : model.modes) {
-      std::size_t atoms = 0;
-      for (const auto& transition : mode.transitions) atoms += transition.guard.atoms().size();
-      most = std::max(most, atoms);
-    }
-    reading_.resize(most);
-    values_.resize(2 * most);
-  }
-
-  // Scans the last accepted step of `stepper` in `mode`, at most to the first part where a
-  // guard fires. `min_width(t)`: the narrowest part near t. Throws SimulationError for a part
-  // that could not be proved when strict; otherwise counts it and `warn` says so once.
-  template <class MinWidth, class Warn>
-  CertifiedScan scan(int mode, const Stepper<double>& stepper, const MinWidth& min_width, const Warn& warn) {
-    stats_->level = 1;
-    stepper_ = &stepper;
-    const double t1 = stepper.t_current();
-    const DenseEnclosure::Fit fit = dense_.fit(stepper);
-    if (fit == DenseEnclosure::Fit::kNoDegree) {
-      throw InvalidArgument("strategy certified: the dense output of " + std::string(stepper.name()) +
-                            " is not a polynomial of a known degree");
-    }
-    if (fit == DenseEnclosure::Fit::kTooShort) return at_resolution(mode, stepper);
-    std::array<Part, kMaxDepth + 2> stack{};
-    int top = 0;
-    stack[top++] = {stepper.t_previous(), t1, 0};
-    double t_lo = stepper.t_previous();
-    bool unproved = false;
-    while (top > 0) {
-      const Part part = stack[--top];
-      const Verdict verdict = judge(mode, part.a, part.b);
-      const bool last = part.depth >= max_depth_ || !(part.b - part.a > min_width(part.b));
-      if (verdict == Verdict::kSplit && !last) {
-        const double middle = part.a + (part.b - part.a) / 2;
-        stack[top++] = {middle, part.b, part.depth + 1};
-        stack[top++] = {part.a, middle, part.depth + 1};
-        ++stats_->subdivisions;
-        stats_->max_depth = std::max(stats_->max_depth, part.depth + 1);
-        continue;
-      }
-      if (verdict != Verdict::kProved) {
-        stepper.interpolate(part.b, point_.data());
-        const int k = detector_->fired(mode, part.b, point_.data());
-        if (k >= 0) {
-          ++(verdict == Verdict::kSplit ? stats_->events_bracketed : stats_->events_unique);
-          if (!unproved) ++stats_->steps_proved;
-          return {k, part.a, part.b};
-        }
-        detector_->rearm_crossings(mode, part.b, point_.data());
-        if (verdict == Verdict::kSplit) unproved |= fail(mode, part, warn);
-      }
-      t_lo = part.b;
-    }
-    ++(unproved ? stats_->steps_unproved : stats_->steps_proved);
-    return {-1, t_lo, t1};
-  }
-
- private:
-  struct Part {
-    double a = 0, b = 0;
-    int depth = 0;
-  };
   enum class Verdict { kProved, kOnePoint, kSplit };
-  enum class Truth : char { kFalse, kTrue, kUndecided };
   // One atom over the part: its truth, whether it is monotone there, its function.
   struct Reading {
     Truth truth = Truth::kUndecided;
     bool monotone = false;
-    bool mask_ends = false;  // disarmed at a, literal at b, monotone: see read_mask_end
+    bool mask_ends = false;  // disarmed at a, literal at b, monotone: see Certifier::read_mask_end
     int function = -1;
   };
 
-  // A step of a few doubles of t (landing on t_end, or after an event): every double inside
-  // it read as a point; between two adjacent doubles nothing can be observed, or located.
-  CertifiedScan at_resolution(int mode, const Stepper<double>& stepper) {
-    const double t1 = stepper.t_current();
-    double t_lo = stepper.t_previous();
-    for (double t = interval::up(t_lo); t < t1; t = interval::up(t)) {
-      stepper.interpolate(t, point_.data());
-      const int k = detector_->fired(mode, t, point_.data());
-      if (k >= 0) return {k, t_lo, t};
-      detector_->rearm_crossings(mode, t, point_.data());
-      t_lo = t;
-    }
-    ++stats_->steps_at_resolution;
-    return {-1, t_lo, t1};
+  void resize(std::size_t atoms) {
+    readings_.resize(atoms);
+    values_.resize(2 * atoms);
   }
-
-  // The guards' box at the single time t: the dense output's enclosure there, no rates.
-  void box_at(double t) {
-    dense_.enclose(t, t, x_mid_.data(), nullptr);
-    guards_->set_box(Interval::point(t), x_mid_.data(), nullptr);
-  }
-
-  // Encloses every atom of the mode over [a, b] and reads the guards (the header's rules).
-  Verdict judge(int mode, double a, double b) {
-    using namespace interval;
-    ++stats_->enclosures;
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    const Interval span{a, b};
-    const double c = a + (b - a) / 2;
-    dense_.enclose(a, b, x_.data(), dx_.data());
-    guards_->set_box(span, x_.data(), dx_.data());
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      for (std::size_t i = 0; i < transitions[k].guard.atoms().size(); ++i, ++at) {
-        reading_[at].function = guards_->function_id(mode, static_cast<int>(k), static_cast<int>(i));
-        value_of(at) = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
-        rate_of(at) = guards_->rate(mode, static_cast<int>(k), static_cast<int>(i));
-      }
-    }
-    box_at(c);
-    const Interval offset = subtract(span, Interval::point(c));
-    bool leaving = false;  // an atom undecided but monotone
-    at = 0;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const auto& atoms = transitions[k].guard.atoms();
-      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
-        const Interval centre = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
-        const Interval e = intersect(value_of(at), add(centre, multiply(rate_of(at), offset)));
-        leaving |= read(at, e, atoms[i].relation, detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), a),
-                        detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), b));
-      }
-    }
-    if (leaving) read_leaving(mode, a);
-    for (std::size_t j = 0; j < at; ++j) {
-      if (reading_[j].mask_ends) read_mask_end(mode, j, b);
-    }
-    return verdict(transitions);
-  }
-
-  // An undecided monotone atom that starts on its surface or on the side its rate moves it
-  // to (e(a) >= 0 with de/dt > 0, or e(a) <= 0 with de/dt < 0) keeps that strict sign over
-  // (a, b]: decided there (the loop read the point a itself). A run that starts, or an event
-  // that leaves, on a switching surface.
-  void read_leaving(int mode, double a) {
-    box_at(a);
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < transitions.size(); ++k) {
-      const auto& atoms = transitions[k].guard.atoms();
-      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
-        Reading& r = reading_[at];
-        if (r.truth != Truth::kUndecided || !r.monotone) continue;
-        const Interval start = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
-        const bool rising = rate_of(at).lo > 0;
-        if (rising ? start.lo < 0 : start.hi > 0) continue;
-        const bool positive_true = atoms[i].relation == Relation::kGreater || atoms[i].relation == Relation::kGreaterEqual;
-        r.truth = rising == positive_true ? Truth::kTrue : Truth::kFalse;
-      }
-    }
-  }
-
-  // An atom disarmed after the last event until t_m inside the part reads false on [a, t_m)
-  // and literally from t_m. Monotone, it reads false on all of [t_m, b] too when at t_m it
-  // already lies beyond its surface on the side it moves to: then false over the part.
-  void read_mask_end(int mode, std::size_t at, double b) {
-    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
-    std::size_t k = 0, i = at;
-    while (i >= transitions[k].guard.atoms().size()) i -= transitions[k++].guard.atoms().size();
-    const int kk = static_cast<int>(k), ii = static_cast<int>(i);
-    const double t_m = detector_->masked_until(mode, kk, ii);
-    if (!(t_m <= b)) return;
-    box_at(t_m);
-    const Interval start = guards_->value(mode, kk, ii);
-    const bool rising = rate_of(at).lo > 0;
-    const Relation relation = transitions[k].guard.atoms()[i].relation;
-    const bool holds_when_positive = relation == Relation::kGreater || relation == Relation::kGreaterEqual;
-    // false from t_m on: beyond the surface on its false side, moving further into it
-    const bool false_side = rising != holds_when_positive;
-    const bool beyond = rising ? (relation == Relation::kLess ? start.lo >= 0 : start.lo > 0)
-                               : (relation == Relation::kGreater ? start.hi <= 0 : start.hi < 0);
-    if (!false_side) return;
-    // Within the rounding of the dense output of its surface, the enclosure cannot tell: the
-    // engine's own reading at t_m decides (the re-arming is the engine's, at a point).
-    if (!beyond) {
-      stepper_->interpolate(t_m, point_.data());
-      if (detector_->atom_holds(mode, kk, ii, t_m, point_.data())) return;
-      ++stats_->rearm_points;
-    }
-    reading_[at].truth = Truth::kFalse;
-  }
+  Reading& at(std::size_t atom) { return readings_[atom]; }
+  Interval& value(std::size_t atom) { return values_[2 * atom]; }
+  Interval& rate(std::size_t atom) { return values_[2 * atom + 1]; }
 
   // Reads atom `at` over the part from its enclosure e; true when it is undecided but monotone.
   bool read(std::size_t at, Interval e, Relation relation, bool masked_a, bool masked_b) {
-    Reading& r = reading_[at];
-    r.monotone = rate_of(at).lo > 0 || rate_of(at).hi < 0;
+    Reading& r = readings_[at];
+    r.monotone = rate(at).lo > 0 || rate(at).hi < 0;
     const auto decide = [](bool yes, bool no) { return yes ? Truth::kTrue : no ? Truth::kFalse : Truth::kUndecided; };
     switch (relation) {
       case Relation::kGreater: r.truth = decide(e.lo > 0, e.hi <= 0); break;
@@ -269,19 +127,25 @@ class Certifier {
     return r.truth == Truth::kUndecided && r.monotone;
   }
 
+  // A guard's truth from its atoms' readings, its first atom at `offset`.
+  Truth guard_truth(const Guard<double>& guard, std::size_t offset) const {
+    if (guard.empty()) return Truth::kFalse;
+    return three_valued(guard, guard.root(), [&](std::size_t atom) { return readings_[offset + atom].truth; });
+  }
+
   // Proved: every guard decided, none true. One point: the undecided guards hang on one
   // monotone function (or a guard reads true, which the point at b confirms). Else split.
-  Verdict verdict(const std::vector<Transition<double>>& transitions) {
+  Verdict verdict(const std::vector<Transition<double>>& transitions) const {
     int function = -1;
     bool one_point = false;
     std::size_t offset = 0;
     for (const auto& transition : transitions) {
       const auto& guard = transition.guard;
-      const Truth truth = guard.empty() ? Truth::kFalse : evaluate(guard, guard.root(), offset);
+      const Truth truth = guard_truth(guard, offset);
       if (truth == Truth::kTrue) one_point = true;
       if (truth == Truth::kUndecided) {
         for (std::size_t i = 0; i < guard.atoms().size(); ++i) {
-          const Reading& r = reading_[offset + i];
+          const Reading& r = readings_[offset + i];
           if (r.truth != Truth::kUndecided) continue;
           if (!r.monotone || (function >= 0 && r.function != function)) return Verdict::kSplit;
           function = r.function;
@@ -293,47 +157,270 @@ class Certifier {
     return one_point ? Verdict::kOnePoint : Verdict::kProved;
   }
 
-  Truth evaluate(const Guard<double>& guard, int index, std::size_t offset) const {
-    const auto& node = guard.nodes()[static_cast<std::size_t>(index)];
-    using Kind = Guard<double>::Kind;
-    switch (node.kind) {
-      case Kind::kAtom: return reading_[offset + static_cast<std::size_t>(node.atom)].truth;
-      case Kind::kNot: {
-        const Truth inner = evaluate(guard, node.children[0], offset);
-        return inner == Truth::kUndecided ? inner : inner == Truth::kTrue ? Truth::kFalse : Truth::kTrue;
+ private:
+  std::vector<Reading> readings_;
+  std::vector<Interval> values_;  // (value, rate) per atom
+};
+
+class Certifier {
+ public:
+  static constexpr int kMaxDepth = 60;
+
+  // The model, its enclosures, the detector and the counters outlive the certifier.
+  // level 1: the dense output; 2: the exact flow from each step's start (flow_bound.hpp).
+  // t_end: the run's end (level 2 counts an exact-flow event that may lie just before it).
+  Certifier(const Model<double>& model, GuardEnclosure* guards, TransitionDetector<double>* detector,
+            CertifiedStatistics* stats, int max_depth, bool strict, int level = 1, double t_end = HUGE_VAL)
+      : model_(model), guards_(guards), detector_(detector), stats_(stats), max_depth_(std::min(max_depth, kMaxDepth)),
+        strict_(strict), level_(level), t_end_(t_end), dense_(model.state_size()), flow_(model.state_size()),
+        x_(model.state_size()), dx_(model.state_size()), x_mid_(model.state_size()), point_(model.state_size()) {
+    if (level_ == 2 && !guards_->has_flow()) {
+      throw InvalidArgument("strategy certified: level 2 reads the field's Jacobian on intervals, which model '" +
+                            model.name + "' does not give (model files of at most 16 states do)");
+    }
+    std::size_t most = 0;
+    for (const auto& mode : model.modes) {
+      std::size_t atoms = 0;
+      for (const auto& transition : mode.transitions) atoms += transition.guard.atoms().size();
+      most = std::max(most, atoms);
+    }
+    readings_.resize(most);
+  }
+
+  // Scans the last accepted step of `stepper` in `mode`, at most to the first part where a
+  // guard fires. `min_width(t)`: the narrowest part near t. Throws SimulationError for a part
+  // that could not be proved when strict; otherwise counts it and `warn` says so once.
+  template <class MinWidth, class Warn>
+  CertifiedScan scan(int mode, const Stepper<double>& stepper, const MinWidth& min_width, const Warn& warn) {
+    stats_->level = level_;
+    stepper_ = &stepper;
+    const double t1 = stepper.t_current();
+    const DenseEnclosure::Fit fit = dense_.fit(stepper);
+    if (fit == DenseEnclosure::Fit::kNoDegree) {
+      throw InvalidArgument("strategy certified: the dense output of " + std::string(stepper.name()) +
+                            " is not a polynomial of a known degree");
+    }
+    if (fit == DenseEnclosure::Fit::kTooShort) return at_resolution(mode, stepper);
+    bool unproved = level_ == 2 && !bound_flow(mode, stepper, warn);
+    std::array<Part, kMaxDepth + 2> stack{};
+    int top = 0;
+    stack[top++] = {stepper.t_previous(), t1, 0};
+    double t_lo = stepper.t_previous();
+    double flow_since = -1;  // level 2: where the exact flow's guards may first fire (-1: nowhere yet)
+    while (top > 0) {
+      const Part part = stack[--top];
+      const AtomReadings::Verdict verdict = judge(mode, part.a, part.b);
+      const bool last = part.depth >= max_depth_ || !(part.b - part.a > min_width(part.b));
+      if (verdict == AtomReadings::Verdict::kSplit && !last) {
+        const double middle = part.a + (part.b - part.a) / 2;
+        stack[top++] = {middle, part.b, part.depth + 1};
+        stack[top++] = {part.a, middle, part.depth + 1};
+        ++stats_->subdivisions;
+        stats_->max_depth = std::max(stats_->max_depth, part.depth + 1);
+        continue;
       }
-      case Kind::kAnd:
-      case Kind::kOr: {
-        const Truth absorbing = node.kind == Kind::kAnd ? Truth::kFalse : Truth::kTrue;
-        bool undecided = false;
-        for (const int child : node.children) {
-          const Truth t = evaluate(guard, child, offset);
-          if (t == absorbing) return absorbing;
-          undecided |= t == Truth::kUndecided;
+      if (verdict != AtomReadings::Verdict::kProved) {
+        stepper.interpolate(part.b, point_.data());
+        const int k = detector_->fired(mode, part.b, point_.data());
+        if (k < 0 && flow_since < 0 && level_ == 2 && flow_bounded_ && !flow_quiet_at(mode, part.b)) {
+          flow_since = part.a;  // the exact flow may fire here, the dense output does not
         }
-        return undecided ? Truth::kUndecided : absorbing == Truth::kFalse ? Truth::kTrue : Truth::kFalse;
+        if (k >= 0) {
+          ++(verdict == AtomReadings::Verdict::kSplit ? stats_->events_bracketed : stats_->events_unique);
+          if (flow_since >= 0) stats_->flow_early_max = std::max(stats_->flow_early_max, part.a - flow_since);
+          if (!unproved) ++stats_->steps_proved;
+          return {k, part.a, part.b};
+        }
+        detector_->rearm_crossings(mode, part.b, point_.data());
+        if (verdict == AtomReadings::Verdict::kSplit) unproved |= fail(mode, part, warn);
+      }
+      t_lo = part.b;
+    }
+    if (flow_since >= 0 && t1 == t_end_) {  // within E of the run's end: said, not an error
+      ++stats_->flow_open_at_end;
+    } else if (flow_since >= 0) {  // the exact flow may fire where the dense output does not
+      unproved |= fail(mode, {flow_since, t1, 0}, warn, "the exact flow's guards may change within it, the dense "
+                                                        "output's do not");
+    }
+    ++(unproved ? stats_->steps_unproved : stats_->steps_proved);
+    return {-1, t_lo, t1};
+  }
+
+ private:
+  struct Part {
+    double a = 0, b = 0;
+    int depth = 0;
+  };
+  // A step of a few doubles of t (landing on t_end, or after an event): every double inside
+  // it read as a point; between two adjacent doubles nothing can be observed, or located.
+  CertifiedScan at_resolution(int mode, const Stepper<double>& stepper) {
+    const double t1 = stepper.t_current();
+    double t_lo = stepper.t_previous();
+    for (double t = interval::up(t_lo); t < t1; t = interval::up(t)) {
+      stepper.interpolate(t, point_.data());
+      const int k = detector_->fired(mode, t, point_.data());
+      if (k >= 0) return {k, t_lo, t};
+      detector_->rearm_crossings(mode, t, point_.data());
+      t_lo = t;
+    }
+    ++stats_->steps_at_resolution;
+    return {-1, t_lo, t1};
+  }
+
+  // The guards' box at the single time t: the dense output's enclosure there (level 2: and
+  // the exact flow's, within flow_error_ of it), no rates.
+  void box_at(double t) {
+    dense_.enclose(t, t, x_mid_.data(), nullptr);
+    if (level_ == 2 && flow_bounded_) flow_.widen(x_mid_.data(), t);
+    guards_->set_box(Interval::point(t), x_mid_.data(), nullptr);
+  }
+
+  // Level 2: the bound of the exact flow for this step (false, after fail(), when it has none).
+  template <class Warn>
+  bool bound_flow(int mode, const Stepper<double>& stepper, const Warn& warn) {
+    flow_bounded_ = flow_.bound(mode, guards_, dense_, stepper.x_previous());
+    if (flow_bounded_) {
+      stats_->flow_error_max = std::max(stats_->flow_error_max, flow_.error_at(stepper.t_current()));
+      return true;
+    }  // the step is then read at level 1
+    fail(mode, {stepper.t_previous(), stepper.t_current(), 0}, warn,
+         "no bound of the exact flow over the step (the Picard inclusion did not close, or the field may jump)");
+    return false;
+  }
+
+  // Level 2: the exact flow's box over [a, b] (the dense output's widened by E(b)) and its
+  // rates, the field over that box (the whole line where the field may jump there).
+  void exact_box(int mode, Interval span) {
+    if (!flow_bounded_) return;
+    flow_.widen(x_.data(), span.hi);
+    guards_->set_box(span, x_.data(), nullptr);
+    if (!guards_->field(mode, dx_.data())) std::fill(dx_.begin(), dx_.end(), Interval::entire());
+  }
+
+  // Level 2: every guard of the mode decided false for the exact flow at the point t.
+  bool flow_quiet_at(int mode, double t) {
+    box_at(t);
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
+        const int kk = static_cast<int>(k), ii = static_cast<int>(i);
+        const bool masked = detector_->masked(mode, kk, ii, t);
+        readings_.read(at, guards_->value(mode, kk, ii), atoms[i].relation, masked, masked);
+      }
+      if (readings_.guard_truth(transitions[k].guard, at - atoms.size()) != Truth::kFalse) return false;
+    }
+    return true;
+  }
+
+  // Encloses every atom of the mode over [a, b] and reads the guards (the header's rules).
+  AtomReadings::Verdict judge(int mode, double a, double b) {
+    using namespace interval;
+    ++stats_->enclosures;
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    const Interval span{a, b};
+    const double c = a + (b - a) / 2;
+    dense_.enclose(a, b, x_.data(), dx_.data());
+    if (level_ == 2) exact_box(mode, span);
+    guards_->set_box(span, x_.data(), dx_.data());
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      for (std::size_t i = 0; i < transitions[k].guard.atoms().size(); ++i, ++at) {
+        readings_.at(at).function = guards_->function_id(mode, static_cast<int>(k), static_cast<int>(i));
+        readings_.value(at) = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        readings_.rate(at) = guards_->rate(mode, static_cast<int>(k), static_cast<int>(i));
       }
     }
-    return Truth::kUndecided;
+    box_at(c);
+    const Interval offset = subtract(span, Interval::point(c));
+    bool leaving = false;  // an atom undecided but monotone
+    at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
+        const Interval centre = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        const Interval e = intersect(readings_.value(at), add(centre, multiply(readings_.rate(at), offset)));
+        leaving |= readings_.read(at, e, atoms[i].relation, detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), a),
+                        detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), b));
+      }
+    }
+    if (leaving) read_leaving(mode, a);
+    for (std::size_t j = 0; j < at; ++j) {
+      if (readings_.at(j).mask_ends) read_mask_end(mode, j, b);
+    }
+    return readings_.verdict(transitions);
+  }
+
+  // An undecided monotone atom that starts on its surface or on the side its rate moves it
+  // to (e(a) >= 0 with de/dt > 0, or e(a) <= 0 with de/dt < 0) keeps that strict sign over
+  // (a, b]: decided there (the loop read the point a itself). A run that starts, or an event
+  // that leaves, on a switching surface.
+  void read_leaving(int mode, double a) {
+    box_at(a);
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < transitions.size(); ++k) {
+      const auto& atoms = transitions[k].guard.atoms();
+      for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
+        AtomReadings::Reading& r = readings_.at(at);
+        if (r.truth != Truth::kUndecided || !r.monotone) continue;
+        const Interval start = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        const bool rising = readings_.rate(at).lo > 0;
+        if (rising ? start.lo < 0 : start.hi > 0) continue;
+        const bool positive_true = atoms[i].relation == Relation::kGreater || atoms[i].relation == Relation::kGreaterEqual;
+        r.truth = rising == positive_true ? Truth::kTrue : Truth::kFalse;
+      }
+    }
+  }
+
+  // An atom disarmed after the last event until t_m inside the part reads false on [a, t_m)
+  // and literally from t_m. Monotone, it reads false on all of [t_m, b] too when at t_m it
+  // already lies beyond its surface on the side it moves to: then false over the part.
+  void read_mask_end(int mode, std::size_t at, double b) {
+    const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
+    std::size_t k = 0, i = at;
+    while (i >= transitions[k].guard.atoms().size()) i -= transitions[k++].guard.atoms().size();
+    const int kk = static_cast<int>(k), ii = static_cast<int>(i);
+    const double t_m = detector_->masked_until(mode, kk, ii);
+    if (!(t_m <= b)) return;
+    box_at(t_m);
+    const Interval start = guards_->value(mode, kk, ii);
+    const bool rising = readings_.rate(at).lo > 0;
+    const Relation relation = transitions[k].guard.atoms()[i].relation;
+    const bool holds_when_positive = relation == Relation::kGreater || relation == Relation::kGreaterEqual;
+    // false from t_m on: beyond the surface on its false side, moving further into it
+    const bool false_side = rising != holds_when_positive;
+    const bool beyond = rising ? (relation == Relation::kLess ? start.lo >= 0 : start.lo > 0)
+                               : (relation == Relation::kGreater ? start.hi <= 0 : start.hi < 0);
+    if (!false_side) return;
+    // Within the rounding of the dense output of its surface, the enclosure cannot tell: the
+    // engine's own reading at t_m decides (the re-arming is the engine's, at a point).
+    if (!beyond) {
+      stepper_->interpolate(t_m, point_.data());
+      if (detector_->atom_holds(mode, kk, ii, t_m, point_.data())) return;
+      ++stats_->rearm_points;
+    }
+    readings_.at(at).truth = Truth::kFalse;
   }
 
   // A last part left unproved: an error when strict; else counted, said once, and the scan
   // goes on. Returns true.
   template <class Warn>
-  bool fail(int mode, const Part& part, const Warn& warn) {
+  bool fail(int mode, const Part& part, const Warn& warn, const std::string& why = "") {
     const std::string what = "strategy certified: model '" + model_.name + "': could not prove that no guard of mode '" +
                              model_.modes[static_cast<std::size_t>(mode)].name + "' changes within [" +
                              format_scalar(part.a) + ", " + format_scalar(part.b) + "] s (" +
-                             std::to_string(part.depth) + " halvings of the step; a guard that touches 0 there, "
-                             "or crossings closer than the part)";
+                             (why.empty() ? std::to_string(part.depth) + " halvings of the step; a guard that "
+                                                                          "touches 0 there, or crossings closer than "
+                                                                          "the part"
+                                          : why) +
+                             ")";
     if (strict_) throw SimulationError(what + "; --no-certified-strict goes on with a warning");
     if (!warned_) warn(what + "; the run goes on (counted in stats.json as certified.steps_unproved)");
     warned_ = true;
     return true;
   }
-
-  Interval& value_of(std::size_t at) { return values_[2 * at]; }
-  Interval& rate_of(std::size_t at) { return values_[2 * at + 1]; }
 
   const Model<double>& model_;
   GuardEnclosure* guards_;
@@ -341,13 +428,16 @@ class Certifier {
   CertifiedStatistics* stats_;
   int max_depth_;
   bool strict_;
+  int level_;
+  double t_end_;
   bool warned_ = false;
   const Stepper<double>* stepper_ = nullptr;  // the step being scanned
   DenseEnclosure dense_;
+  FlowBound flow_;  // level 2: |x - p| <= E(t) over the step (flow_bound.hpp)
+  bool flow_bounded_ = false;  // ... when the step has a bound
   std::vector<Interval> x_, dx_, x_mid_;
   std::vector<double> point_;
-  std::vector<Reading> reading_;
-  std::vector<Interval> values_;  // (value, rate) per atom of the mode, over the part
+  AtomReadings readings_;  // the mode's atoms over the part being judged
 };
 
 }  // namespace hysim

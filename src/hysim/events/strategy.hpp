@@ -150,6 +150,7 @@ class EventStrategy {
     bool on = false;
     int max_depth = 0;
     bool strict = true;
+    int level = 1;  // 1: the dense output; 2: the exact flow from each step's start
   };
   virtual Certification certification() const { return {}; }
 

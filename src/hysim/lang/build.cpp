@@ -26,8 +26,10 @@ struct CompiledModel {
   ProgramSet programs;
   NativeOptions options;
   std::string backend;  // the double type's: "native (path)" or "tape (reason)"
-  // Each model atom's e and rate, for the certified strategy's enclosures.
+  // Each model atom's e and rate, for the certified strategy's enclosures; and the modes'
+  // fields with their derivatives for its level 2 (null for more than kFlowMostStates states).
   std::shared_ptr<const FileGuardEnclosure::AtomTable> atom_table;
+  std::shared_ptr<const FlowTable> flow_table;
 
   // The native code of the programs in S, compiled (or found in the cache) when a model in S
   // is first built, once whatever the threads asking; null for the tape (asked for, or the
@@ -142,7 +144,8 @@ class Builder {
     }
     if constexpr (std::is_same_v<S, double>) {
       model.guard_enclosure = [compiled = compiled_, parameters = parameters_, n = n_] {
-        return std::make_unique<FileGuardEnclosure>(compiled, compiled->spec.graph, parameters, compiled->atom_table, n);
+        return std::make_unique<FileGuardEnclosure>(compiled, compiled->spec.graph, parameters, compiled->atom_table, n,
+                                                    compiled->flow_table);
       };
     }
     model.finalize();
@@ -338,6 +341,18 @@ std::shared_ptr<const FileGuardEnclosure::AtomTable> atom_table_of(const ModelSp
   return table;
 }
 
+// The certified strategy's level 2 reads the field's Jacobian, n^2 derivatives per mode: built
+// for models of at most this many states, so that large models compile in linear time.
+constexpr std::size_t kFlowMostStates = 16;
+
+// Adds the fields' derivatives to the spec's graph.
+std::shared_ptr<const FlowTable> flow_table_of(ModelSpec* spec) {
+  if (spec->states.size() > kFlowMostStates) return nullptr;
+  std::vector<std::vector<NodeId>> fields;
+  for (const auto& mode : spec->modes) fields.push_back(mode.algebraic ? std::vector<NodeId>{} : mode.field);
+  return std::make_shared<const FlowTable>(flow_table_of(&spec->graph, fields));
+}
+
 // The double type's code is compiled here, so that a file whose code the compiler refuses
 // says so when it is read; the other types' when a model in them is first built.
 std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions& options) {
@@ -345,6 +360,7 @@ std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions
   compiled->spec = std::move(spec);
   compiled->programs = programs_of(compiled->spec);
   compiled->atom_table = atom_table_of(compiled->spec);
+  compiled->flow_table = flow_table_of(&compiled->spec);
   compiled->options = options;
   compiled->backend = compiled->backend_of<double>();
   return compiled;
@@ -357,6 +373,7 @@ Model<S> build_model(const ModelSpec& spec, const ParameterValues& values) {
   auto tape_only = std::make_shared<CompiledModel>();
   tape_only->spec = spec;
   tape_only->atom_table = atom_table_of(spec);
+  tape_only->flow_table = flow_table_of(&tape_only->spec);
   tape_only->options.backend = NativeOptions::Backend::kTape;
   return Builder<S>(tape_only, values).build();
 }

@@ -240,4 +240,69 @@ Interval IntervalEvaluator::compute(NodeId id) {
   }
 }
 
+FlowTable flow_table_of(Graph* graph, const std::vector<std::vector<NodeId>>& fields) {
+  FlowTable table(fields.size());
+  for (std::size_t m = 0; m < fields.size(); ++m) {
+    const std::vector<NodeId>& field = fields[m];
+    if (field.empty()) continue;
+    FlowNodes& flow = table[m];
+    const int n = static_cast<int>(field.size());
+    flow.field = field;
+    for (const NodeId f : field) {
+      for (int j = 0; j < n; ++j) flow.jacobian.push_back(graph->derivative_by_state(f, j));
+      flow.dfdt.push_back(graph->derivative_by_time(f));
+    }
+    // The nodes where the field may jump, once each (a graph walk from the field's nodes).
+    std::vector<bool> seen(graph->size(), false);
+    std::vector<NodeId> stack(field.begin(), field.end());
+    while (!stack.empty()) {
+      const NodeId id = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<std::size_t>(id)]) continue;
+      seen[static_cast<std::size_t>(id)] = true;
+      const Node& node = (*graph)[id];
+      if (node.op == Op::kSign || node.op == Op::kFloor || node.op == Op::kCeil || node.op == Op::kSelect) {
+        flow.jumps.emplace_back(node.op, node.args[0]);
+      } else if (is_comparison(node.op) || node.op == Op::kAnd || node.op == Op::kOr || node.op == Op::kNot) {
+        flow.jumps.emplace_back(node.op, id);
+      }
+      for (const NodeId arg : node.args) stack.push_back(arg);
+    }
+  }
+  return table;
+}
+
+const FlowNodes* FileGuardEnclosure::smooth_flow(int mode) {
+  if (!flow_) return nullptr;
+  const FlowNodes& flow = (*flow_)[static_cast<std::size_t>(mode)];
+  if (flow.field.empty()) return nullptr;
+  for (const auto& [op, id] : flow.jumps) {
+    const Interval v = evaluator_.evaluate(id);
+    bool decided = false;
+    switch (op) {
+      case Op::kSign: decided = v.lo > 0 || v.hi < 0 || (v.lo == 0 && v.hi == 0); break;
+      case Op::kFloor: decided = std::floor(v.lo) == std::floor(v.hi); break;
+      case Op::kCeil: decided = std::ceil(v.lo) == std::ceil(v.hi); break;
+      default: decided = v.lo == v.hi; break;  // a condition or a comparison: [0, 0] or [1, 1]
+    }
+    if (!decided) return nullptr;
+  }
+  return &flow;
+}
+
+bool FileGuardEnclosure::field(int mode, Interval* f) {
+  const FlowNodes* flow = smooth_flow(mode);
+  if (flow == nullptr) return false;
+  for (std::size_t i = 0; i < flow->field.size(); ++i) f[i] = evaluator_.evaluate(flow->field[i]);
+  return true;
+}
+
+bool FileGuardEnclosure::field_derivatives(int mode, Interval* jacobian, Interval* dfdt) {
+  const FlowNodes* flow = smooth_flow(mode);
+  if (flow == nullptr) return false;
+  for (std::size_t i = 0; i < flow->jacobian.size(); ++i) jacobian[i] = evaluator_.evaluate(flow->jacobian[i]);
+  for (std::size_t i = 0; i < flow->dfdt.size(); ++i) dfdt[i] = evaluator_.evaluate(flow->dfdt[i]);
+  return true;
+}
+
 }  // namespace hysim::lang

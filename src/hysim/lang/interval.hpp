@@ -59,8 +59,25 @@ class IntervalEvaluator {
   std::uint32_t box_ = 0;
 };
 
+// A mode's field for the exact flow (certified detection, level 2): f_i, df_i/dx_j (row by
+// row) and df_i/dt as nodes of the graph (symbolic derivatives, lang/expr.hpp), and the nodes
+// at which the field may jump: the argument of sign, floor or ceil, the condition of an if, a
+// comparison read as a number. Over a box where one of them is undecided the field is not
+// Lipschitz, and the enclosure says so (abs, min and max are continuous: their derivatives'
+// enclosures hold both slopes at the kink, a valid Lipschitz bound).
+struct FlowNodes {
+  std::vector<NodeId> field, jacobian, dfdt;
+  std::vector<std::pair<Op, NodeId>> jumps;  // (the operation, the node that decides it)
+};
+using FlowTable = std::vector<FlowNodes>;  // by mode; empty for an algebraic mode
+
+// The flow table of a graph's modes (`fields[mode]`: the mode's f_i nodes, empty when
+// algebraic); adds the derivatives to the graph.
+FlowTable flow_table_of(Graph* graph, const std::vector<std::vector<NodeId>>& fields);
+
 // A model file's guards over boxes (core/guard_enclosure.hpp), for one run: each atom's e and
-// rate evaluated on intervals from the graph they were compiled from.
+// rate evaluated on intervals from the graph they were compiled from; and, with a flow table,
+// the modes' fields and their derivatives.
 class FileGuardEnclosure final : public GuardEnclosure {
  public:
   struct AtomNodes {
@@ -71,8 +88,14 @@ class FileGuardEnclosure final : public GuardEnclosure {
   // keeps the graph alive.
   using AtomTable = std::vector<std::vector<std::vector<AtomNodes>>>;
   FileGuardEnclosure(std::shared_ptr<const void> owner, const Graph& graph, std::vector<double> parameters,
-                     std::shared_ptr<const AtomTable> atoms, int states)
-      : owner_(std::move(owner)), evaluator_(graph, std::move(parameters)), atoms_(std::move(atoms)), states_(states) {}
+                     std::shared_ptr<const AtomTable> atoms, int states,
+                     std::shared_ptr<const FlowTable> flow = nullptr)
+      : owner_(std::move(owner)), evaluator_(graph, std::move(parameters)), atoms_(std::move(atoms)), states_(states),
+        flow_(std::move(flow)) {}
+
+  bool has_flow() const override { return flow_ != nullptr; }
+  bool field(int mode, Interval* f) override;
+  bool field_derivatives(int mode, Interval* jacobian, Interval* dfdt) override;
 
   void set_box(Interval t, const Interval* x, const Interval* dxdt) override { evaluator_.set_box(t, x, states_, dxdt); }
   Interval value(int mode, int k, int i) override { return evaluator_.evaluate(at(mode, k, i).e); }
@@ -87,10 +110,14 @@ class FileGuardEnclosure final : public GuardEnclosure {
     return (*atoms_)[static_cast<std::size_t>(mode)][static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
   }
 
+  // The mode's flow nodes when its field cannot jump inside the box; null otherwise.
+  const FlowNodes* smooth_flow(int mode);
+
   std::shared_ptr<const void> owner_;
   IntervalEvaluator evaluator_;
   std::shared_ptr<const AtomTable> atoms_;
   int states_;
+  std::shared_ptr<const FlowTable> flow_;
 };
 
 }  // namespace hysim::lang

@@ -35,7 +35,9 @@ nlohmann::json statistics_json(const RunStatistics& s, double wall_seconds) {
   const CertifiedStatistics& c = s.certified;
   if (c.level > 0) {  // the certified strategy (docs/certified.md)
     json["certified"] = {{"level", c.level},
-                         {"proves", "the dense output (the computed trajectory), not the exact flow"},
+                         {"proves", c.level == 2 ? "the exact flow from each step's start, within flow_error_max "
+                                                   "of the dense output"
+                                                 : "the dense output (the computed trajectory), not the exact flow"},
                          {"steps_proved", c.steps_proved},
                          {"steps_unproved", c.steps_unproved},
                          {"steps_at_resolution", c.steps_at_resolution},
@@ -45,6 +47,11 @@ nlohmann::json statistics_json(const RunStatistics& s, double wall_seconds) {
                          {"events_unique", c.events_unique},
                          {"events_bracketed", c.events_bracketed},
                          {"rearm_points", c.rearm_points}};
+    if (c.level == 2) {
+      json["certified"]["flow_error_max"] = c.flow_error_max;
+      json["certified"]["flow_early_max"] = c.flow_early_max;
+      json["certified"]["flow_open_at_end"] = c.flow_open_at_end;
+    }
   }
   return json;
 }

@@ -53,6 +53,9 @@ const std::vector<OptionInfo>& option_table() {
       {"certified_depth", &O::certified_depth, "", G::kTuning,
        "strategy certified: the most halvings of a step before a part is read at its end alone, "
        "1 to 60"},
+      {"certified_level", &O::certified_level, "", G::kTuning,
+       "strategy certified: what the proof covers: 1 the dense output (the computed trajectory), 2 the "
+       "exact flow from each step's start (model files of at most 16 states)"},
       {"certified_strict", &O::certified_strict, "", G::kTuning,
        "strategy certified: a part of a step it cannot prove fails the run; false: a warning, "
        "counted in stats.json, and the run goes on"},

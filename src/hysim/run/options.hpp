@@ -50,6 +50,8 @@ struct SimulationOptions {
   int certified_depth = 40;      // strategy certified: the most halvings of a step (<= 60)
   bool certified_strict = true;  // strategy certified: a part it cannot prove fails the run;
                                  //     false: a warning, counted, and the run goes on
+  int certified_level = 1;       // strategy certified: 1 proves the dense output's events, 2 the
+                                 //     exact flow's from each step's start (docs/certified.md)
   bool sliding = true;           // move along a sliding surface with the equivalent (Filippov)
                                  //     dynamics; false: the two modes chatter at the minimum step
   int zeno_events = 8;           // Zeno: this many consecutive intervals between events (pinnacles,

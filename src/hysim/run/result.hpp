@@ -24,7 +24,8 @@ const char* transition_class_name(TransitionClass c);
 // What the certified strategy proved (events/certifier.hpp, docs/certified.md); zero under
 // the other strategies.
 struct CertifiedStatistics {
-  int level = 0;                       // 1: the computed trajectory (the dense output); 0: none
+  int level = 0;                       // 1: the computed trajectory (the dense output); 2: the exact flow
+                                       // from each step's start; 0: none
   std::int64_t steps_proved = 0;       // steps proved free of guard changes up to their event or end
   std::int64_t steps_unproved = 0;     // steps with a part that could not be proved (--no-certified-strict)
   std::int64_t steps_at_resolution = 0; // steps of a few doubles of t, each double read as a point
@@ -34,6 +35,11 @@ struct CertifiedStatistics {
   std::int64_t events_unique = 0;      // events in a part where one function, monotone, changes sign once
   std::int64_t events_bracketed = 0;   // events found at the depth limit without that proof
   std::int64_t rearm_points = 0;       // disarmed atoms read at their re-arming time by a point (not enclosed)
+  double flow_error_max = 0;           // level 2: the largest bound of |x - p| over a step (the exact flow's)
+  double flow_early_max = 0;           // level 2: the longest stretch before an event's part where the exact
+                                       // flow's guards are undecided (it may fire that much earlier)
+  std::int64_t flow_open_at_end = 0;   // level 2: the exact flow may fire just before t_end (within E of its
+                                       // surface there), where the dense output does not: not reported
 };
 
 // Counters of a run; every strategy reports the same ones.

@@ -132,6 +132,30 @@ class DenseEnclosure {
     }
   }
 
+  // Over t in [ta, tb] (within the step), by Horner's scheme alone (no centred form): x_i in
+  // x[i], dx_i/dt in dxdt[i] and d2x_i/dt2 in d2xdt2[i]. The exact flow's bound (level 2 of
+  // certified detection) reads the dense output's defect from them.
+  void derivatives(double ta, double tb, Interval* x, Interval* dxdt, Interval* d2xdt2) const {
+    using namespace interval;
+    const Interval h = Interval::point(h_);
+    const Interval h2 = multiply(h, h);
+    const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
+    const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
+    factors(Interval{std::max(0.0, lo.lo), std::min(1.0, hi.hi)}, factor_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      // p <- p f + c_j, p' <- p' f + p, p'' <- p'' f + 2 p' (each from the previous values)
+      Interval value = coefficient(degree_, i), slope{0, 0}, curvature{0, 0};
+      for (int j = degree_ - 1; j >= 0; --j) {
+        curvature = add(multiply(curvature, factor_[j]), add(slope, slope));
+        slope = add(multiply(slope, factor_[j]), value);
+        value = add(multiply(value, factor_[j]), coefficient(j, i));
+      }
+      x[i] = value;
+      dxdt[i] = divide(slope, h);
+      d2xdt2[i] = divide(curvature, h2);
+    }
+  }
+
  private:
   Interval& coefficient(int j, std::size_t i) { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
   const Interval& coefficient(int j, std::size_t i) const { return newton_[static_cast<std::size_t>(j) * n_ + i]; }

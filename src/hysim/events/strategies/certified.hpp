@@ -15,16 +15,21 @@ template <class S>
 class CertifiedStrategy final : public EventStrategy<S> {
  public:
   static std::vector<StrategyOption> options() {
-    return {option_row("refine_gamma"), option_row("certified_depth"), option_row("certified_strict")};
+    return {option_row("refine_gamma"), option_row("certified_depth"), option_row("certified_strict"),
+            option_row("certified_level")};
   }
   static void validate(const StrategyTuning& tuning) {
     GammaRefineStrategy<S>::validate(tuning);
     const int depth = tuning.options().certified_depth;
     require_option(depth >= 1 && depth <= 60, "certified_depth", Decimal(depth), "1 <= certified_depth <= 60");
+    const int level = tuning.options().certified_level;
+    require_option(level == 1 || level == 2, "certified_level", Decimal(level), "certified_level is 1 or 2");
   }
 
   explicit CertifiedStrategy(const StrategyTuning& tuning)
-      : steps_(tuning), certification_{true, tuning.options().certified_depth, tuning.options().certified_strict} {}
+      : steps_(tuning),
+        certification_{true, tuning.options().certified_depth, tuning.options().certified_strict,
+                       tuning.options().certified_level} {}
 
   void limit_step(StepProposal<S>& proposal, Outlook<S>& outlook) const override {
     steps_.limit_step(proposal, outlook);
