@@ -132,23 +132,39 @@ class DenseEnclosure {
     }
   }
 
-  // Over t in [ta, tb] (within the step), by Horner's scheme alone (no centred form): x_i in
-  // x[i], dx_i/dt in dxdt[i] and d2x_i/dt2 in d2xdt2[i]. The exact flow's bound (level 2 of
-  // certified detection) reads the dense output's defect from them.
+  // Over t in [ta, tb] (within the step): x_i in x[i], dx_i/dt in dxdt[i] and d2x_i/dt2 in
+  // d2xdt2[i], from the Taylor form at the midpoint m, P(m + s) = sum_k a_k s^k (a_k the
+  // derivatives at m over k!, from Newton's form by Horner's scheme with derivatives, at a
+  // point, so tight), evaluated for s in [a - m, b - m]: the coefficients are nearly points
+  // and s is small, where Horner's scheme over the whole interval of theta would add up the
+  // overestimation of every product (the dependency problem). The exact flow's bound (level 2
+  // of certified detection) reads the dense output's defect from them.
   void derivatives(double ta, double tb, Interval* x, Interval* dxdt, Interval* d2xdt2) const {
     using namespace interval;
     const Interval h = Interval::point(h_);
     const Interval h2 = multiply(h, h);
     const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
     const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
-    factors(Interval{std::max(0.0, lo.lo), std::min(1.0, hi.hi)}, factor_);
+    const Interval theta{std::max(0.0, lo.lo), std::min(1.0, hi.hi)};
+    const double m = theta.mid();
+    const Interval s = subtract(theta, Interval::point(m));
+    factors(Interval::point(m), factor_mid_);
+    Interval a[kMaxDegree + 1];
     for (std::size_t i = 0; i < n_; ++i) {
-      // p <- p f + c_j, p' <- p' f + p, p'' <- p'' f + 2 p' (each from the previous values)
-      Interval value = coefficient(degree_, i), slope{0, 0}, curvature{0, 0};
+      // a_k <- a_k (m - theta_j) + a_{k-1}, a_0 <- a_0 (m - theta_j) + c_j: after the last node,
+      // a_k = P^(k)(m) / k!
+      for (int k = 0; k <= degree_; ++k) a[k] = Interval{0, 0};
+      a[0] = coefficient(degree_, i);
       for (int j = degree_ - 1; j >= 0; --j) {
-        curvature = add(multiply(curvature, factor_[j]), add(slope, slope));
-        slope = add(multiply(slope, factor_[j]), value);
-        value = add(multiply(value, factor_[j]), coefficient(j, i));
+        for (int k = degree_ - j; k >= 1; --k) a[k] = add(multiply(a[k], factor_mid_[j]), a[k - 1]);
+        a[0] = add(multiply(a[0], factor_mid_[j]), coefficient(j, i));
+      }
+      // P(m + s), P'(m + s) = sum k a_k s^(k-1), P''(m + s) = sum k (k-1) a_k s^(k-2)
+      Interval value = a[degree_], slope{0, 0}, curvature{0, 0};
+      for (int k = degree_ - 1; k >= 0; --k) value = add(multiply(value, s), a[k]);
+      for (int k = degree_; k >= 1; --k) slope = add(multiply(slope, s), multiply(Interval::point(k), a[k]));
+      for (int k = degree_; k >= 2; --k) {
+        curvature = add(multiply(curvature, s), multiply(Interval::point(double(k) * (k - 1)), a[k]));
       }
       x[i] = value;
       dxdt[i] = divide(slope, h);
