@@ -165,6 +165,10 @@ class AtomReadings {
 class Certifier {
  public:
   static constexpr int kMaxDepth = 60;
+  // Parts judged in one step at most: a guard undecided over a whole step (at its surface all
+  // along, as a contact held within the flow's bound) would otherwise be split into 2^depth
+  // parts. Past it, each part left is read at its end, as at the depth limit.
+  static constexpr int kMostParts = 4096;
 
   // The model, its enclosures, the detector and the counters outlive the certifier.
   // level 1: the dense output; 2: the exact flow from each step's start (flow_bound.hpp).
@@ -207,10 +211,12 @@ class Certifier {
     stack[top++] = {stepper.t_previous(), t1, 0};
     double t_lo = stepper.t_previous();
     double flow_since = -1;  // level 2: where the exact flow's guards may first fire (-1: nowhere yet)
+    int parts = 0;           // judged in this step: at most kMostParts, so that a step ends
     while (top > 0) {
       const Part part = stack[--top];
       const AtomReadings::Verdict verdict = judge(mode, part.a, part.b);
-      const bool last = part.depth >= max_depth_ || !(part.b - part.a > min_width(part.b));
+      const bool last = part.depth >= max_depth_ || !(part.b - part.a > min_width(part.b)) || parts >= kMostParts;
+      ++parts;
       if (verdict == AtomReadings::Verdict::kSplit && !last) {
         const double middle = part.a + (part.b - part.a) / 2;
         stack[top++] = {middle, part.b, part.depth + 1};
