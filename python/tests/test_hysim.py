@@ -363,6 +363,10 @@ def test_certified_strategy_finds_a_crest_between_samples_and_reports_its_proof(
     assert certified["level"] == 1 and certified["steps_unproved"] == 0
     assert certified["events_unique"] == len(result["events"]["t"])
     assert "certified" not in model.run(t_end=0.5, trajectory=False)["stats"]  # the default proves nothing
+    exact = model.run(t_end=0.5, strategy="certified", certified_level=2, rtol=1e-10, atol=1e-12, trajectory=False)
+    assert list(exact["events"]["t"]) == list(result["events"]["t"])  # x = t: the flow is the dense output's
+    flow = exact["stats"]["certified"]
+    assert flow["level"] == 2 and flow["steps_unproved"] == 0 and 0 < flow["flow_error_max"] < 1e-9
     with pytest.raises(ValueError, match="double only"):
         model.run(t_end=0.5, strategy="certified", scalar="long-double")
 
