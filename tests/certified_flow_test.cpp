@@ -15,17 +15,14 @@
 #include "hysim/lang/compiler.hpp"
 #include "hysim/solvers/dense_enclosure.hpp"
 #include "hysim/solvers/stepper.hpp"
+#include "model_text.hpp"
 #include "source_dir.hpp"
 #include "test_support.hpp"
 
 namespace hysim {
 namespace {
 
-Model<double> from_text(const std::string& text) {
-  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("flow.hym", text));
-  const ModelEntry entry = lang::model_entry(spec);
-  return entry.make<double>(entry.default_values());
-}
+Model<double> from_text(const std::string& text) { return testing::model_from_text("flow.hym", text); }
 
 // A rotation of (x, y) at rate w, damped, and a forced decay of z, all in closed form from any
 // start (t0, x0, y0, z0): with tau = t - t0,

@@ -18,17 +18,14 @@
 #include "hysim/lang/compiler.hpp"
 #include "hysim/solvers/dense_enclosure.hpp"
 #include "hysim/solvers/stepper.hpp"
+#include "model_text.hpp"
 #include "source_dir.hpp"
 #include "test_support.hpp"
 
 namespace hysim {
 namespace {
 
-Model<double> from_text(const std::string& text) {
-  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("certified.hym", text));
-  const ModelEntry entry = lang::model_entry(spec);
-  return entry.make<double>(entry.default_values());
-}
+Model<double> from_text(const std::string& text) { return testing::model_from_text("certified.hym", text); }
 
 SimulationOptions with(const std::string& strategy, double t_end) {
   return testing::tight_options(strategy, t_end);
