@@ -11,6 +11,7 @@ packages=(
   universal-ctags       # scripts/size_check.sh reads the length of every class and function
   libboost-dev          # Boost.Odeint, Boost.Multiprecision (header-only)
   libspdlog-dev
+  libeigen3-dev         # Eigen: the dense and sparse LU of the implicit solvers (rosenbrock4, ndf)
   nlohmann-json3-dev
   libcli11-dev
   libssl-dev            # libcrypto's SHA-256 checks every cached model object (docs/security.md)

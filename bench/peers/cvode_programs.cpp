@@ -2,20 +2,23 @@
 // (cvRoberts_dns.c, cvAdvDiff_bnd.c; "User Documentation for CVODE v6.4.1", section 4.4.1, the
 // skeleton of a user's main program): a context, an N_Vector, CVodeCreate / CVodeInit /
 // CVodeSStolerances / CVodeRootInit, a fixed-point nonlinear solver for Adams or a dense
-// linear solver for BDF, then CVode in CV_NORMAL mode towards t_end with CVodeSetStopTime.
+// linear solver for BDF (a band one for the heat rod, as cvAdvDiff_bnd.c), then CVode in CV_NORMAL mode towards t_end with CVodeSetStopTime.
 // At a root the program applies its model's event in plain code and restarts CVODE with
 // CVodeReInit, as the guide advises after a discontinuity (section 4.4.2.9, "reinitialization").
 // No hysim header is included here.
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "pwm_logic.hpp"
 #include "standalone.hpp"
@@ -37,7 +40,7 @@ T* check_pointer(T* p, const char* call) {
 class Cvode {
  public:
   Cvode(sunindextype n, const double* y0, CVRhsFn f, int n_roots, CVRootFn g, void* user_data, const Tolerances& tol,
-        Method method)
+        Method method, sunindextype half_band = -1)
       : t_end_(tol.t_end) {
     check_flag(SUNContext_Create(nullptr, &context_), "SUNContext_Create");
     y_ = check_pointer(N_VNew_Serial(n, context_), "N_VNew_Serial");
@@ -52,6 +55,10 @@ class Cvode {
     if (method == Method::kAdams) {
       nonlinear_ = check_pointer(SUNNonlinSol_FixedPoint(y_, 0, context_), "SUNNonlinSol_FixedPoint");
       check_flag(CVodeSetNonlinearSolver(memory_, nonlinear_), "CVodeSetNonlinearSolver");
+    } else if (half_band >= 0) {  // Newton with the band direct solver (cvAdvDiff_bnd.c)
+      matrix_ = check_pointer(SUNBandMatrix(n, half_band, half_band, context_), "SUNBandMatrix");
+      linear_ = check_pointer(SUNLinSol_Band(y_, matrix_, context_), "SUNLinSol_Band");
+      check_flag(CVodeSetLinearSolver(memory_, linear_, matrix_), "CVodeSetLinearSolver");
     } else {  // Newton (CVODE's default nonlinear solver) with the dense direct solver
       matrix_ = check_pointer(SUNDenseMatrix(n, n, context_), "SUNDenseMatrix");
       linear_ = check_pointer(SUNLinSol_Dense(y_, matrix_, context_), "SUNLinSol_Dense");
@@ -178,6 +185,40 @@ int relay_roots(sunrealtype, N_Vector y, sunrealtype* gout, void* user_data) {
   return 0;
 }
 
+// ---- The heat rod: the three-point stencil with insulated ends; g = the middle cell - the
+// threshold of the current mode.
+
+struct RodData {
+  HeatRod p;
+  bool heating = true;
+  Run* run = nullptr;
+};
+
+int rod_rhs(sunrealtype, N_Vector y, N_Vector ydot, void* user_data) {
+  auto* data = static_cast<RodData*>(user_data);
+  ++data->run->rhs_evals;
+  const HeatRod& p = data->p;
+  const sunindextype n = static_cast<sunindextype>(p.n);
+  const double a = p.D * static_cast<double>(p.n) * static_cast<double>(p.n);
+  const double* T = N_VGetArrayPointer(y);
+  double* dT = N_VGetArrayPointer(ydot);
+  for (sunindextype i = 0; i < n; ++i) {
+    const double left = T[i == 0 ? 0 : i - 1], right = T[i + 1 == n ? n - 1 : i + 1];
+    dT[i] = a * (left - 2 * T[i] + right) - p.b * (T[i] - p.T_a);
+  }
+  if (data->heating) {
+    for (std::size_t i = 0; i < p.heated; ++i) dT[i] += p.q;
+  }
+  return 0;
+}
+
+int rod_roots(sunrealtype, N_Vector y, sunrealtype* gout, void* user_data) {
+  auto* data = static_cast<RodData*>(user_data);
+  ++data->run->guard_evals;
+  gout[0] = NV_Ith_S(y, static_cast<sunindextype>(data->p.sensor)) - (data->heating ? data->p.T_high : data->p.T_low);
+  return 0;
+}
+
 // Runs `body` and turns an error into the run's failure.
 template <class Body>
 Run guarded(Body&& body) {
@@ -228,6 +269,22 @@ Run stiff_relay_cvode(const StiffRelay& p, const Tolerances& tol, Method method)
       if (!switches) return false;
       run.events.push_back({t, data.high ? 0 : 1, {y[0], y[1], 0.0}});
       data.high = !data.high;
+      return true;
+    });
+  });
+}
+
+Run heat_rod_cvode(const HeatRod& p, const Tolerances& tol) {
+  return guarded([&](Run& run) {
+    RodData data{p, true, &run};
+    const std::vector<double> y0(p.n, p.T0);
+    Cvode cvode(static_cast<sunindextype>(p.n), y0.data(), rod_rhs, 1, rod_roots, &data, tol, Method::kBdf, 1);
+    cvode.integrate(run, [&](double t, double* y) {
+      const double s = y[p.sensor];
+      const bool switches = data.heating ? s >= p.T_high : s <= p.T_low;
+      if (!switches) return false;
+      run.events.push_back({t, data.heating ? 0 : 1, {s, 0.0, 0.0}});
+      data.heating = !data.heating;
       return true;
     });
   });

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,16 @@ struct StiffRelay {
 };
 inline constexpr const char* kStiffRelayGuards[] = {"switch_down", "switch_up"};
 Run stiff_relay_cvode(const StiffRelay& p, const Tolerances& tol, Method method);
+
+// A heat rod of n cells with a thermostat (bench/heat_rod.hpp): T_i' = D n^2 (T_{i-1} - 2 T_i +
+// T_{i+1}) - b (T_i - T_a), insulated ends, + q in the first `heated` cells while heating;
+// heating -> idle when T_sensor >= T_high, idle -> heating when T_sensor <= T_low. BDF with the
+// band solver (half-bandwidths 1), as cvAdvDiff_bnd.c solves its stencil.
+struct HeatRod {
+  std::size_t n = 500, heated = 50, sensor = 250;
+  double D = 0.01, b = 0.1, q = 5, T_a = 20, T0 = 20, T_low = 21, T_high = 22;
+};
+inline constexpr const char* kHeatRodGuards[] = {"off", "on"};
+Run heat_rod_cvode(const HeatRod& p, const Tolerances& tol);
 
 }  // namespace standalone

@@ -48,9 +48,12 @@ struct LoopContext {
         detector(setup.ledger.detector()),
         n(setup.model.state_size()),
         tolerances{setup.exact.rtol, setup.exact.atol, setup.exact.atols},
+        linear_solver(linear_solver_from_name(setup.options.linear_solver)),
         stepper(make_stepper<S>(setup.options.solver, n, tolerances)),
         sliding(setup.model, &setup.ledger.detector(), setup.ledger.field_evals()),
-        x_a(n), x_b(n), x_mid(n), scratch(n) {}
+        x_a(n), x_b(n), x_mid(n), scratch(n) {
+    stepper->use_jacobian_pattern(model.jacobian_pattern, linear_solver);
+  }
 
   const Model<S>& model;
   const SimulationOptions& options;
@@ -60,6 +63,7 @@ struct LoopContext {
   TransitionDetector<S>& detector;
   std::size_t n;
   StepperTolerances<S> tolerances;  // rtol and the absolute tolerance of each state
+  LinearSolver linear_solver;  // of the implicit steppers
   std::unique_ptr<Stepper<S>> stepper;
   SlidingMotion<S> sliding;  // the equivalent dynamics on a sliding surface, when active
   S t = S(0);    // the run's time: the end of the last step taken, or of the last event
@@ -70,9 +74,27 @@ struct LoopContext {
   // f_a with its evaluations counted.
   Rhs<S> rhs_of(int m) { return Rhs<S>{&model.modes[static_cast<std::size_t>(m)].field, ledger.field_evals()}; }
   // The integrator starts afresh at (t, x) in the current mode (f there when known).
-  void restart(S t_at, const S* x, const S* dxdt = nullptr) { stepper->restart(rhs_of(mode), t_at, x, dxdt); }
+  void restart(S t_at, const S* x, const S* dxdt = nullptr) {
+    use_model_pattern(true);
+    stepper->restart(rhs_of(mode), t_at, x, dxdt);
+  }
+  // ... or on the sliding surface, with the equivalent field: it reads the states of the
+  // surface's gradient in every component, outside the model's Jacobian pattern, so the
+  // implicit steppers take every entry of J while it slides.
+  void restart_sliding(S t_at, const S* x) {
+    use_model_pattern(false);
+    stepper->restart(Rhs<S>{&sliding.field(), ledger.field_evals()}, t_at, x, nullptr);
+  }
 
   void sample(S t_at, const S* x) { ledger.sample(t_at, mode, x); }
+  // The stepper takes the model's Jacobian pattern (true) or none (false), when that changes.
+  void use_model_pattern(bool model_field) {
+    if (!model.jacobian_pattern || model_field == model_pattern_in_use) return;
+    stepper->use_jacobian_pattern(model_field ? model.jacobian_pattern : nullptr, linear_solver);
+    model_pattern_in_use = model_field;
+  }
+  bool model_pattern_in_use = true;
+
   const std::string& mode_name() const { return model.modes[static_cast<std::size_t>(mode)].name; }
   bool stop_requested() const { return stop != nullptr && stop->load(std::memory_order_relaxed); }
 

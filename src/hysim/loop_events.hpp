@@ -81,7 +81,7 @@ class LoopEvents {
   bool start_sliding(S t, const typename TransitionChain<S>::Arrival& arrival) {
     if (!run_.sliding.start(t, arrival, run_.x_a.data())) return false;
     run_.mode = run_.sliding.mode_a();
-    run_.stepper->restart(Rhs<S>{&run_.sliding.field(), run_.ledger.field_evals()}, t, run_.x_a.data(), nullptr);
+    run_.restart_sliding(t, run_.x_a.data());
     run_.detector.disarm();
     HYSIM_LOG_DEBUG("sliding from t = {:.17g} between '{}' and '{}'", to_double(t), run_.mode_name(),
                     run_.model.modes[static_cast<std::size_t>(run_.sliding.mode_b())].name);

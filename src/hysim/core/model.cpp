@@ -109,6 +109,13 @@ void Model<S>::finalize() {
     throw ModelError(where + ": initial state has " + std::to_string(x0.size()) +
                      " components, the state layout has " + std::to_string(state_names.size()));
   }
+  if (jacobian_pattern) {
+    try {
+      jacobian_pattern->validate(state_names.size(), where.c_str());
+    } catch (const InvalidArgument& error) {
+      throw ModelError(error.what());
+    }
+  }
 }
 
 template struct Model<double>;

@@ -12,12 +12,14 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hysim/core/guard.hpp"
 #include "hysim/core/guard_enclosure.hpp"
+#include "hysim/core/jacobian_pattern.hpp"
 
 namespace hysim {
 
@@ -85,6 +87,10 @@ struct Model {
   // Interval enclosures of the guards, for the certified strategy (double runs); empty: none
   // (model files give them; a C++ model may).
   GuardEnclosureMaker guard_enclosure;
+  // Which states each field component may read, in any mode (core/jacobian_pattern.hpp); null:
+  // unknown, every entry may be nonzero. The implicit solvers group the columns of their
+  // finite-difference Jacobian by it and factor sparse iteration matrices (docs/solvers.md).
+  std::shared_ptr<const JacobianPattern> jacobian_pattern;
 
   std::size_t state_size() const { return state_names.size(); }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "hysim/core/errors.hpp"
+#include "hysim/core/jacobian_pattern.hpp"
 #include "hysim/lang/interval.hpp"
 #include "hysim/lang/native.hpp"
 #include "hysim/lang/tape.hpp"
@@ -30,6 +31,8 @@ struct CompiledModel {
   // fields with their derivatives for its level 2 (null for more than kFlowMostStates states).
   std::shared_ptr<const FileGuardEnclosure::AtomTable> atom_table;
   std::shared_ptr<const FlowTable> flow_table;
+  // Which states each field component reads, in any mode (the implicit solvers' sparsity).
+  std::shared_ptr<const JacobianPattern> jacobian_pattern;
 
   // The native code of the programs in S, compiled (or found in the cache) when a model in S
   // is first built, once whatever the threads asking; null for the tape (asked for, or the
@@ -142,6 +145,7 @@ class Builder {
       model.zeno.mode_name = spec_.modes[static_cast<std::size_t>(spec_.zeno->mode)].name;
       model.zeno.reset = reset(spec_.zeno->resets, Location{});
     }
+    model.jacobian_pattern = compiled_->jacobian_pattern;
     if constexpr (std::is_same_v<S, double>) {
       model.guard_enclosure = [compiled = compiled_, parameters = parameters_, n = n_] {
         return std::make_unique<FileGuardEnclosure>(compiled, compiled->spec.graph, parameters, compiled->atom_table, n,
@@ -353,6 +357,35 @@ std::shared_ptr<const FlowTable> flow_table_of(ModelSpec* spec) {
   return std::make_shared<const FlowTable>(flow_table_of(&spec->graph, fields));
 }
 
+// The states each field component reads in some mode: the x and prior(x) leaves below it, by a
+// walk of each component's expression that visits a shared node once (linear in the graph for
+// a stencil; a `let` that every component reads is walked once per component).
+std::shared_ptr<const JacobianPattern> jacobian_pattern_of(const ModelSpec& spec) {
+  const std::size_t n = spec.states.size();
+  std::vector<std::vector<std::size_t>> reads(n);
+  std::vector<std::size_t> seen(spec.graph.size(), 0);
+  std::size_t walk = 0;
+  std::vector<NodeId> stack;
+  for (const auto& mode : spec.modes) {
+    if (mode.algebraic) continue;
+    for (std::size_t i = 0; i < n && i < mode.field.size(); ++i) {
+      ++walk;
+      stack.assign(1, mode.field[i]);
+      while (!stack.empty()) {
+        const NodeId id = stack.back();
+        stack.pop_back();
+        std::size_t& mark = seen[static_cast<std::size_t>(id)];
+        if (mark == walk || !spec.graph.reads_state(id)) continue;
+        mark = walk;
+        const Node& node = spec.graph[id];
+        if (node.op == Op::kState || node.op == Op::kPrior) reads[i].push_back(static_cast<std::size_t>(node.index));
+        stack.insert(stack.end(), node.args.begin(), node.args.end());
+      }
+    }
+  }
+  return std::make_shared<const JacobianPattern>(JacobianPattern::from_reads(reads));
+}
+
 // The double type's code is compiled here, so that a file whose code the compiler refuses
 // says so when it is read; the other types' when a model in them is first built.
 std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions& options) {
@@ -361,6 +394,7 @@ std::shared_ptr<const CompiledModel> compile(ModelSpec spec, const NativeOptions
   compiled->programs = programs_of(compiled->spec);
   compiled->atom_table = atom_table_of(compiled->spec);
   compiled->flow_table = flow_table_of(&compiled->spec);
+  compiled->jacobian_pattern = jacobian_pattern_of(compiled->spec);
   compiled->options = options;
   compiled->backend = compiled->backend_of<double>();
   return compiled;
@@ -374,6 +408,7 @@ Model<S> build_model(const ModelSpec& spec, const ParameterValues& values) {
   tape_only->spec = spec;
   tape_only->atom_table = atom_table_of(spec);
   tape_only->flow_table = flow_table_of(&tape_only->spec);
+  tape_only->jacobian_pattern = jacobian_pattern_of(tape_only->spec);
   tape_only->options.backend = NativeOptions::Backend::kTape;
   return Builder<S>(tape_only, values).build();
 }

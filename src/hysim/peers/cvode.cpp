@@ -69,14 +69,14 @@ constexpr double kMaxStepSlack = 1e-9;
 class CvodeEngine final : public Engine<double> {
  public:
   CvodeEngine(const Model<double>& model, const ExactOptions<double>& exact, RunLedger<double>& ledger,
-              CvodeMethod method, std::int64_t event_limit)
+              CvodeMethod method, std::int64_t event_limit, LinearSolver linear_solver)
       : model_(model),
         exact_(exact),
         ledger_(ledger),
         method_(method),
         event_limit_(event_limit),
         n_(model.state_size()),
-        solver_(model, exact, method, &ledger.stats(), &mode_),
+        solver_(model, exact, method, &ledger.stats(), &mode_, linear_solver),
         field_(n_) {}
 
   RunResult<double> run(const std::atomic<bool>* interrupt) override {
@@ -372,7 +372,8 @@ EngineInfo cvode_engine(CvodeMethod method) {
   info.name = method == CvodeMethod::kBdf ? "cvode" : "cvode-adams";
   info.own_integrator = true;
   info.make_double = [method](const EngineSetup<double>& setup) -> std::unique_ptr<Engine<double>> {
-    return std::make_unique<CvodeEngine>(setup.model, setup.exact, setup.ledger, method, setup.options.event_limit);
+    return std::make_unique<CvodeEngine>(setup.model, setup.exact, setup.ledger, method, setup.options.event_limit,
+                                         linear_solver_from_name(setup.options.linear_solver));
   };
   return info;
 }
@@ -384,7 +385,7 @@ RunResult<double> run_cvode(const Model<double>& model, const SimulationOptions&
                             const std::atomic<bool>* stop) {
   const ExactOptions<double> exact = exact_options<double>(options);
   RunLedger<double> ledger(model, options, exact, stats);
-  CvodeEngine engine(model, exact, ledger, method, options.event_limit);
+  CvodeEngine engine(model, exact, ledger, method, options.event_limit, linear_solver_from_name(options.linear_solver));
   ledger.begin(observer);
   return engine.run(stop);
 }

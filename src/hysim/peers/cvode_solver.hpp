@@ -8,7 +8,9 @@
 #include <cvode/cvode_ls.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
@@ -28,6 +30,7 @@
 #include "hysim/events/run_checks.hpp"
 #include "hysim/peers/cvode.hpp"
 #include "hysim/run/exact_options.hpp"
+#include "hysim/solvers/iteration_matrix.hpp"
 
 namespace hysim {
 namespace cvode_detail {
@@ -81,8 +84,14 @@ class CvodeSolver {
   // The model, options and counters outlive the solver; *mode is the active mode, read by the
   // callbacks.
   CvodeSolver(const Model<double>& model, const ExactOptions<double>& exact, CvodeMethod method, RunStatistics* stats,
-              const int* mode)
-      : model_(model), exact_(exact), method_(method), stats_(*stats), mode_(*mode), n_(model.state_size()) {
+              const int* mode, LinearSolver linear_solver = LinearSolver::kAuto)
+      : model_(model),
+        exact_(exact),
+        method_(method),
+        linear_solver_choice_(linear_solver),
+        stats_(*stats),
+        mode_(*mode),
+        n_(model.state_size()) {
     // Root functions of each mode: every atom of every transition, in declaration order, but
     // one function per shared event (Atom::shared): the atoms made from one event have the same
     // e, and so the same zeros (x >= 0 and x < 0 are one root function).
@@ -195,16 +204,34 @@ class CvodeSolver {
   }
 
  private:
-  // Newton iteration (CVODE's default nonlinear solver) on a dense matrix for BDF: no Jacobian
-  // function is given, so CVODE forms it by difference quotients of the field. Fixed-point
-  // (functional) iteration without acceleration for Adams: the non-stiff pairing.
+  // Newton iteration (CVODE's default nonlinear solver) on a dense matrix for BDF, or on a band
+  // matrix when the model's Jacobian pattern is a narrow band (as the implicit steppers choose
+  // their sparse LU: solvers/iteration_matrix.hpp): no Jacobian function is given, so CVODE
+  // forms it by difference quotients of the field (the band one in ml + mu + 1 evaluations, by
+  // groups of columns). Fixed-point (functional) iteration without acceleration for Adams: the
+  // non-stiff pairing.
   void iteration(double t0, SUNContext context) {
     void* memory = memory_.get();
     if (method_ == CvodeMethod::kBdf) {
-      matrix_.reset(SUNDenseMatrix(static_cast<sunindextype>(n_), static_cast<sunindextype>(n_), context));
-      if (!matrix_) throw SimulationError(where(t0) + ": SUNDenseMatrix failed");
-      linear_solver_.reset(SUNLinSol_Dense(y_.get(), matrix_.get(), context));
-      if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_Dense failed");
+      const auto n = static_cast<sunindextype>(n_);
+      const JacobianPattern* pattern = model_.jacobian_pattern.get();
+      const std::size_t band = pattern ? pattern->lower_bandwidth() + pattern->upper_bandwidth() + 1 : n_;
+      const bool banded = pattern && linear_solver_choice_ != LinearSolver::kDense &&
+                          (linear_solver_choice_ == LinearSolver::kSparse ||
+                           (n_ >= solvers::kSparseMinStates &&
+                            static_cast<double>(band) <= solvers::kSparseMaxDensity * static_cast<double>(n_)));
+      if (banded) {
+        matrix_.reset(SUNBandMatrix(n, static_cast<sunindextype>(pattern->upper_bandwidth()),
+                                    static_cast<sunindextype>(pattern->lower_bandwidth()), context));
+        if (!matrix_) throw SimulationError(where(t0) + ": SUNBandMatrix failed");
+        linear_solver_.reset(SUNLinSol_Band(y_.get(), matrix_.get(), context));
+        if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_Band failed");
+      } else {
+        matrix_.reset(SUNDenseMatrix(n, n, context));
+        if (!matrix_) throw SimulationError(where(t0) + ": SUNDenseMatrix failed");
+        linear_solver_.reset(SUNLinSol_Dense(y_.get(), matrix_.get(), context));
+        if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_Dense failed");
+      }
       check(CVodeSetLinearSolver(memory, linear_solver_.get(), matrix_.get()), "CVodeSetLinearSolver");
     } else {
       nonlinear_solver_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, context));
@@ -314,6 +341,7 @@ class CvodeSolver {
   const Model<double>& model_;
   const ExactOptions<double>& exact_;
   CvodeMethod method_;
+  LinearSolver linear_solver_choice_;  // BDF: dense, or band on a narrow-band Jacobian pattern
   RunStatistics& stats_;
   const int& mode_;
   std::size_t n_;

@@ -14,6 +14,10 @@ const std::vector<OptionInfo>& option_table() {
        "end of the run; must exceed the model's t0"},
       {"solver", &O::solver, "", G::kMethod,
        "integrator, a name from `hysim list`; not used by strategies cvode and cvode-adams (their own)"},
+      {"linear_solver", &O::linear_solver, "", G::kMethod,
+       "rosenbrock4 and ndf: how the iteration matrix I - c J is factored: auto (sparse LU on the model's "
+       "Jacobian pattern, which model files give, for 64 states or more and at most 10 % nonzeros; dense LU "
+       "otherwise), dense, sparse"},
       {"strategy", &O::strategy, "", G::kMethod,
        "event-detection strategy, a name from `hysim list` (docs/strategies.md); cvode: double only"},
       {"rtol", &O::rtol, "", G::kTolerance,

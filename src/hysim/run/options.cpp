@@ -41,6 +41,8 @@ void SimulationOptions::validate() const {
       if (atol_states[j].first == name) throw InvalidArgument("option atol: state '" + name + "' is given twice");
     }
   }
+  require(linear_solver == "auto" || linear_solver == "dense" || linear_solver == "sparse", "linear_solver",
+          "linear_solver is auto, dense or sparse", linear_solver);
   require(finite(initial_step) && exact(initial_step) >= zero, "initial_step", "initial_step >= 0", initial_step);
   require(finite(max_step) && exact(max_step) >= zero, "max_step", "max_step >= 0 (0: unlimited)", max_step);
   require(finite(min_step) && exact(min_step) >= zero, "min_step", "min_step >= 0", min_step);

@@ -17,6 +17,8 @@ namespace hysim {
 struct SimulationOptions {
   Decimal t_end{1.0};            // [s] end of the run; the run covers [t0, t_end]
   std::string solver = "dopri5";  // a name from solver_catalog()
+  std::string linear_solver = "auto";  // rosenbrock4, ndf: how the iteration matrix is factored:
+                                       //     auto, dense or sparse (docs/concepts.md, 3.1)
   std::string strategy = "gamma-refine";  // a name from strategy_catalog() (events/strategy.hpp);
                                          //     the default: exact, one-sided, grazing-safe, cheapest
   Decimal rtol{1e-6};            // relative tolerance of adaptive solvers

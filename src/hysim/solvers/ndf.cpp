@@ -23,8 +23,8 @@
 // is carried from step to step, and the iteration has converged when
 //   E_k |delta_m| min(1, rate) <= 0.1     (E_k the error constant above)
 // so that what it leaves undone is a tenth of the local error tolerance. J = df/dx is a forward
-// difference quotient (n evaluations; forward_difference_jacobian, stepper_base.hpp, with CVODE's
-// increments for the step being attempted; at a restart, before any step, with those of a step of
+// difference quotient (n evaluations, or one per group of columns that share no row when the
+// model gives its Jacobian pattern; solvers/iteration_matrix.hpp, with CVODE's increments for the step being attempted; at a restart, before any step, with those of a step of
 // no known size) at the first iterate of a step, computed after every restart, after 50 steps,
 // and when the iteration fails with an old one; M is refactored whenever c changes (any change of
 // step size or order).
@@ -58,11 +58,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hysim/core/errors.hpp"
 #include "hysim/solvers/backward_differences.hpp"
-#include "hysim/solvers/dense_lu.hpp"
+#include "hysim/solvers/iteration_matrix.hpp"
 #include "hysim/solvers/stepper_base.hpp"
 
 namespace hysim::solvers {
@@ -93,8 +94,7 @@ class NdfStepper final : public StepperBase<S> {
   NdfStepper(std::size_t n, const StepperTolerances<S>& tolerances)
       : Base(n),
         tolerances_(tolerances),
-        jac_(n * n),
-        lu_(n),
+        iteration_(n),
         x_pred_(n),
         psi_(n),
         d_(n),
@@ -116,6 +116,10 @@ class NdfStepper final : public StepperBase<S> {
   std::string_view name() const override { return "ndf"; }
   bool is_adaptive() const override { return true; }
   int order() const override { return k_; }
+
+  void use_jacobian_pattern(std::shared_ptr<const JacobianPattern> pattern, LinearSolver choice) override {
+    iteration_.use_pattern(std::move(pattern), choice);
+  }
 
   S preferred_step(S h) const override {
     if (!fresh_ || !(h_start_ > S(0))) return h;
@@ -205,12 +209,7 @@ class NdfStepper final : public StepperBase<S> {
     rate_ = S(1);
     c_factored_ = S(0);
     jacobian_due_ = !differentiate(this->t_cur_, this->x_cur_.data(), this->f_cur_.data(), S(0));
-    const std::size_t n = this->x_cur_.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      S sum = S(0);
-      for (std::size_t j = 0; j < n; ++j) sum += jac_[i * n + j] * this->f_cur_[j];
-      second_[i] = sum;
-    }
+    iteration_.multiply(this->f_cur_.data(), second_.data());
     // order 1: err = E_1 h^2 |x''| (the second difference is h^2 x''); aim at a quarter of it.
     const S curvature = error_constant_[1] * norm(second_.data(), S(0));
     using std::sqrt;
@@ -249,7 +248,7 @@ class NdfStepper final : public StepperBase<S> {
       }
       if (c != c_factored_ && !factor(c)) return false;
       for (std::size_t i = 0; i < n; ++i) delta_[i] = c * f_iter_[i] - psi_[i] - d_[i];
-      lu_.solve(delta_.data());
+      iteration_.solve(delta_.data());
       for (std::size_t i = 0; i < n; ++i) {
         d_[i] += delta_[i];
         x_iter_[i] = x_pred_[i] + d_[i];
@@ -267,28 +266,23 @@ class NdfStepper final : public StepperBase<S> {
   // M = I - c J, factored; a large change of c (or a new J) re-measures the rate.
   bool factor(S c) {
     using std::abs;
-    const std::size_t n = this->x_cur_.size();
-    S* m = lu_.matrix();
-    for (std::size_t i = 0; i < n * n; ++i) m[i] = -c * jac_[i];
-    for (std::size_t i = 0; i < n; ++i) m[i * n + i] += S(1);
     if (!(abs(c / c_rate_ - S(1)) <= S(kRateResetChange))) {
       rate_ = S(1);
       c_rate_ = c;
     }
     c_factored_ = c;
-    return lu_.factor();
+    return iteration_.factor(S(1), c);
   }
 
   // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations) for steps of
   // size h (0: none known yet); false when an element is not finite.
   bool differentiate(S t, const S* x, const S* f0, S h) {
-    forward_difference_jacobian(this->rhs_, t, x, f0, this->x_cur_.size(), tolerances_, h, second_.data(),
-                                delta_.data(), jac_.data());
+    const bool finite = iteration_.differentiate(this->rhs_, t, x, f0, tolerances_, h, second_.data(), delta_.data());
     jacobian_fresh_ = true;
     jacobian_age_ = 0;
     c_factored_ = S(0);
     c_rate_ = S(0);  // the next factor() re-measures the rate
-    return std::all_of(jac_.begin(), jac_.end(), [](const S& v) { return is_finite(v); });
+    return finite;
   }
 
   // The next step after an accepted one of error err, and possibly a new order.
@@ -349,8 +343,7 @@ class NdfStepper final : public StepperBase<S> {
   bool fresh_ = true;
   int rejections_ = 0;
   int steps_same_ = 0;
-  State<S> jac_;
-  DenseLu<S> lu_;
+  IterationMatrix<S> iteration_;  // J and M = I - c J
   S c_factored_ = S(0), c_rate_ = S(0);
   S rate_ = S(1);
   bool jacobian_fresh_ = false, jacobian_due_ = false;

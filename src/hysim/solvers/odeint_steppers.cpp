@@ -617,6 +617,13 @@ const std::vector<SolverInfo>& solver_catalog() {
 
 #undef HYSIM_SOLVER_MAKERS
 
+LinearSolver linear_solver_from_name(std::string_view name) {
+  if (name == "auto") return LinearSolver::kAuto;
+  if (name == "dense") return LinearSolver::kDense;
+  if (name == "sparse") return LinearSolver::kSparse;
+  throw InvalidArgument("unknown linear solver '" + std::string(name) + "' (known: auto, dense, sparse)");
+}
+
 template <class S>
 std::unique_ptr<Stepper<S>> make_stepper(std::string_view name, std::size_t n,
                                          const StepperTolerances<S>& tolerances) {

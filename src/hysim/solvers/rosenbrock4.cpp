@@ -25,8 +25,9 @@
 // with -0.0362 it is: solvers/dense_output_derivation.py, tests/solvers_test.cpp). The
 // coefficients below are rodas.f's.
 //
-// Jacobian and f_t: forward differences through the counted field, n + 1 evaluations. J has the
-// increments of CVODE's difference-quotient Jacobian (forward_difference_jacobian, stepper_base.hpp):
+// Jacobian and f_t: forward differences through the counted field, n + 1 evaluations (g + 1 with
+// a Jacobian pattern of g groups of columns that share no row). J has the increments of CVODE's
+// difference-quotient Jacobian (solvers/iteration_matrix.hpp):
 // delta_j = max(sqrt(eps) |x_j|, 1000 |h| eps n ||f|| (atol + rtol |x_j|)), with h the step being
 // attempted and ||f|| the RMS of f in units of the tolerances, so a component far below the others
 // (Robertson's y2, down to 1e-14 against y1 and y3 of order 1) is perturbed in proportion to its
@@ -67,7 +68,7 @@
 #include <vector>
 
 #include "hysim/core/errors.hpp"
-#include "hysim/solvers/dense_lu.hpp"
+#include "hysim/solvers/iteration_matrix.hpp"
 #include "hysim/solvers/stepper_base.hpp"
 
 namespace hysim::solvers {
@@ -115,8 +116,7 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
   Rosenbrock4Stepper(std::size_t n, const StepperTolerances<S>& tolerances)
       : Base(n),
         tolerances_(tolerances),
-        jac_(n * n),
-        lu_(n),
+        iteration_(n),
         dfdt_(n),
         g_{State<S>(n), State<S>(n), State<S>(n), State<S>(n), State<S>(n), State<S>(n)},
         x_stage_(n),
@@ -137,12 +137,8 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
       differentiate(h);
       jacobian_ready_ = true;
     }
-    // M = I / (gamma h) - J, factored in place.
-    const S diagonal = S(1) / (gamma_ * h);
-    S* m = lu_.matrix();
-    for (std::size_t k = 0; k < n * n; ++k) m[k] = -jac_[k];
-    for (std::size_t i = 0; i < n; ++i) m[i * n + i] += diagonal;
-    if (!lu_.factor()) return {StepStatus::kRejected, h * S(StepSizeController::kMaxShrink)};
+    // M = I / (gamma h) - J, factored.
+    if (!iteration_.factor(S(1) / (gamma_ * h), S(1))) return {StepStatus::kRejected, h * S(StepSizeController::kMaxShrink)};
 
     State<S>& g1 = g_[0];
     State<S>& g2 = g_[1];
@@ -154,38 +150,38 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     const S* ft = dfdt_.data();
     // M g1 = f(t0, x0) + h d1 f_t
     for (std::size_t i = 0; i < n; ++i) g1[i] = f0[i] + h * d1_ * ft[i];
-    lu_.solve(g1.data());
+    iteration_.solve(g1.data());
     // M g2 = f(t0 + c2 h, x0 + a21 g1) + h d2 f_t + c21 g1 / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a21_ * g1[i];
     this->rhs_(t + c2_ * h, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) g2[i] = f_stage_[i] + h * d2_ * ft[i] + c21_ * g1[i] / h;
-    lu_.solve(g2.data());
+    iteration_.solve(g2.data());
     // M g3 = f(t0 + c3 h, x0 + a31 g1 + a32 g2) + h d3 f_t + (c31 g1 + c32 g2) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a31_ * g1[i] + a32_ * g2[i];
     this->rhs_(t + c3_ * h, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) g3[i] = f_stage_[i] + h * d3_ * ft[i] + (c31_ * g1[i] + c32_ * g2[i]) / h;
-    lu_.solve(g3.data());
+    iteration_.solve(g3.data());
     // M g4 = f(t0 + c4 h, x0 + a41 g1 + a42 g2 + a43 g3) + h d4 f_t + (c41 g1 + c42 g2 + c43 g3) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a41_ * g1[i] + a42_ * g2[i] + a43_ * g3[i];
     this->rhs_(t + c4_ * h, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) {
       g4[i] = f_stage_[i] + h * d4_ * ft[i] + (c41_ * g1[i] + c42_ * g2[i] + c43_ * g3[i]) / h;
     }
-    lu_.solve(g4.data());
+    iteration_.solve(g4.data());
     // x^ = x0 + a51 g1 + ... + a54 g4;  M g5 = f(t0 + h, x^) + (c51 g1 + ... + c54 g4) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] = x[i] + a51_ * g1[i] + a52_ * g2[i] + a53_ * g3[i] + a54_ * g4[i];
     this->rhs_(t_new, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) {
       g5[i] = f_stage_[i] + (c51_ * g1[i] + c52_ * g2[i] + c53_ * g3[i] + c54_ * g4[i]) / h;
     }
-    lu_.solve(g5.data());
+    iteration_.solve(g5.data());
     // x^ += g5 (order 3);  M g6 = f(t0 + h, x^) + (c61 g1 + ... + c65 g5) / h
     for (std::size_t i = 0; i < n; ++i) x_stage_[i] += g5[i];
     this->rhs_(t_new, x_stage_.data(), f_stage_.data());
     for (std::size_t i = 0; i < n; ++i) {
       g6[i] = f_stage_[i] + (c61_ * g1[i] + c62_ * g2[i] + c63_ * g3[i] + c64_ * g4[i] + c65_ * g5[i]) / h;
     }
-    lu_.solve(g6.data());
+    iteration_.solve(g6.data());
 
     const S err = error_ratio(tolerances_, g6.data(), x, f0, h, n);
     const S h_next = controller_.next_step(h, err);
@@ -204,6 +200,10 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     return {StepStatus::kAccepted, h_next};
   }
 
+  void use_jacobian_pattern(std::shared_ptr<const JacobianPattern> pattern, LinearSolver choice) override {
+    iteration_.use_pattern(std::move(pattern), choice);
+  }
+
   int dense_degree() const override { return 4; }
 
   void interpolate(S t, S* x) const override {
@@ -219,7 +219,7 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
   void on_restart() override { jacobian_ready_ = false; }
 
  private:
-  // J = df/dx and f_t = df/dt at the current point by forward differences (n + 1 evaluations),
+  // J = df/dx and f_t = df/dt at the current point by forward differences (g + 1 evaluations),
   // for a step of size h.
   void differentiate(S h) {
     using std::abs;
@@ -231,8 +231,7 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
     const S eps = machine_epsilon<S>();
     const S floor = S(kTimeIncrementFloor);
     // J; x_stage_ holds x afterwards
-    forward_difference_jacobian(this->rhs_, t, this->x_cur_.data(), f0, n, tolerances_, h, x_stage_.data(),
-                                f_stage_.data(), jac_.data());
+    iteration_.differentiate(this->rhs_, t, this->x_cur_.data(), f0, tolerances_, h, x_stage_.data(), f_stage_.data());
     const S t_plus = t + sqrt(eps * max(floor, abs(t)));
     const S delta_t = t_plus - t;
     this->rhs_(t_plus, x_stage_.data(), f_stage_.data());
@@ -242,8 +241,7 @@ class Rosenbrock4Stepper final : public StepperBase<S> {
   StepperTolerances<S> tolerances_;
   StepSizeController controller_{kErrorEstimateOrder};
   bool jacobian_ready_ = false;  // jac_ and dfdt_ belong to the current point
-  State<S> jac_;                 // row-major n x n
-  DenseLu<S> lu_;                // of M
+  IterationMatrix<S> iteration_;  // J and M
   State<S> dfdt_;
   State<S> g_[6];
   State<S> x_stage_, f_stage_;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hysim/core/jacobian_pattern.hpp"
 #include "hysim/core/scalar.hpp"
 
 namespace hysim {
@@ -51,6 +52,13 @@ struct StepperTolerances {
   S atol_at(std::size_t i) const { return atols.empty() ? atol : atols[i]; }
 };
 
+// How the implicit steppers factor their iteration matrix (solvers/iteration_matrix.hpp):
+// kAuto: sparse LU on a model's Jacobian pattern when the model is large and sparse enough,
+// dense LU otherwise; kDense, kSparse: that one.
+enum class LinearSolver { kAuto, kDense, kSparse };
+// "auto", "dense", "sparse"; throws InvalidArgument otherwise.
+LinearSolver linear_solver_from_name(std::string_view name);
+
 template <class S>
 class Stepper {
  public:
@@ -71,6 +79,13 @@ class Stepper {
   // a rejected attempt leaves both unchanged. Every field evaluation goes through the Rhs;
   // nothing is allocated after the first step.
   virtual StepOutcome<S> try_step(S h) = 0;
+
+  // The structure of the field's Jacobian (null: unknown) and the factorisation the implicit
+  // steppers use with it; the explicit ones ignore both. Call before restart().
+  virtual void use_jacobian_pattern(std::shared_ptr<const JacobianPattern> pattern, LinearSolver choice) {
+    (void)pattern;
+    (void)choice;
+  }
 
   // The step the stepper would rather attempt than h (at most h): a multistep method restarted
   // at order 1 asks for a step that order can take. Evaluates nothing. Default: h.

@@ -147,55 +147,6 @@ S hermite_cubic(S theta, S h, S x0, S f0, S x1, S f1) {
          theta * (theta - S(1)) * ((S(1) - S(2) * theta) * (x1 - x0) + (theta - S(1)) * h * f0 + theta * h * f1);
 }
 
-// J = df/dx at (t, x), where f(t, x) = f0, by forward differences through the counted field (n
-// evaluations), row-major into jac (n x n), with the increments of CVODE's dense difference-quotient
-// Jacobian (A. C. Hindmarsh, R. Serban et al., "User Documentation for CVODE", section
-// "Mathematical Considerations": the difference-quotient Jacobian of the dense and band linear
-// solvers), scaled by the error control's tolerances and the step h the Jacobian serves:
-//   w_j      = atol + rtol |x_j|                     (the tolerance of component j)
-//   ||f||    = sqrt(sum_i (f0_i / w_i)^2 / n)        (f0 in units of the tolerances, RMS)
-//   min_inc  = 1000 |h| u n ||f||, or 1 when |h| ||f|| = 0 (at rest, or no step known yet)
-//   delta_j  = max(sqrt(u) |x_j|, min_inc w_j),      u = machine_epsilon (CVODE's unit roundoff)
-// taken as the representable difference (x_j + delta_j) - x_j. sqrt(u) |x_j| is the increment that
-// balances truncation and rounding for a component of size |x_j|; the second term keeps a component
-// near 0 from a zero or tiny increment, in its own units: a component that the tolerances resolve
-// only to atol is perturbed by a small multiple of atol, never by an absolute floor larger than the
-// component itself (Robertson's y2 falls to 1e-14 while y1 and y3 are of order 1). The step enters
-// because the iteration matrices use h J: the rounding error of column j, about u |f| / delta_j,
-// times h and a change of one tolerance w_j, stays near 1 / (1000 n) of the tolerances. x_scratch
-// and f_scratch hold n values each. The implicit steppers (rosenbrock4, ndf) share it.
-inline constexpr long double kJacobianMinIncrementFactor = 1000;  // CVODE's MIN_INC_MULT
-
-template <class S>
-void forward_difference_jacobian(const Rhs<S>& rhs, S t, const S* x, const S* f0, std::size_t n,
-                                 const StepperTolerances<S>& tolerances, S h, S* x_scratch, S* f_scratch, S* jac) {
-  using std::abs;
-  using std::max;
-  using std::sqrt;
-  const S unit_roundoff = machine_epsilon<S>();
-  const S relative = sqrt(unit_roundoff);
-  S sum = S(0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const S scaled = f0[i] / (tolerances.atol_at(i) + tolerances.rtol * abs(x[i]));
-    sum += scaled * scaled;
-  }
-  const S step_in_tolerances = abs(h) * sqrt(sum / S(n));  // |h| ||f||
-  const S min_increment = step_in_tolerances > S(0) && is_finite(step_in_tolerances)
-                              ? S(kJacobianMinIncrementFactor) * unit_roundoff * S(n) * step_in_tolerances
-                              : S(1);
-  std::copy(x, x + n, x_scratch);
-  for (std::size_t j = 0; j < n; ++j) {
-    const S xj = x_scratch[j];
-    const S weight = tolerances.atol_at(j) + tolerances.rtol * abs(xj);
-    const S increment = max(relative * abs(xj), min_increment * weight);
-    x_scratch[j] = xj + (increment > S(0) ? increment : relative);  // 0: atol = 0 at x_j = 0
-    const S delta = x_scratch[j] - xj;
-    rhs(t, x_scratch, f_scratch);
-    for (std::size_t i = 0; i < n; ++i) jac[i * n + j] = (f_scratch[i] - f0[i]) / delta;
-    x_scratch[j] = xj;
-  }
-}
-
 // The increment in t of rosenbrock4's df/dt (Hairer & Wanner's codes): sqrt(eps max(1e-5, |t|)).
 inline constexpr long double kTimeIncrementFloor = 1e-5L;
 
