@@ -36,7 +36,13 @@
 // then are reported, marked "budget", and kept out of the count comparison.
 //
 //   build/bench/many_guards_bench [--bounces 10000] [--n 1,10,100,1000] [--solvers dopri5,bs3]
-//                                 [--budget 30] [--cvode adams,bdf]
+//                                 [--bounded dopri5] [--omega W] [--budget 30] [--cvode adams,bdf]
+//
+// --bounded: the same solvers again on the balls with their atoms' rate bounds
+// (Atom::rate_bound; rows "bounded-SOLVER"): an atom is not evaluated while it cannot have
+// changed sign since its last value (events/quiet_atoms.hpp). --omega W adds an oscillator of
+// angular frequency W that no guard reads (its fast motion sets the steps: many steps per
+// bounce).
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -78,7 +84,13 @@ std::vector<double> heights(int n) {
 }
 long double tau(double h0) { return std::sqrt(2.0L * h0 / kG); }
 
-Model<double> make_balls(const std::vector<double>& h0) {
+// With `bounded`, every atom gets its rate bound (Atom::rate_bound) and the state it reads
+// (Atom::reads): |dh_i/dt| = |v_i| <= sqrt(2 g h_i(0)) (elastic: the energy of each ball is
+// constant), |dv_i/dt| = g; both 1 % wider for the integrator's energy error.
+// With omega > 0 the state also holds an oscillator w'' = -omega^2 w, read by no guard, whose
+// fast motion sets the steps: many steps between bounces, the case of many guards far from
+// firing.
+Model<double> make_balls(const std::vector<double>& h0, bool bounded = false, double omega = 0) {
   const int n = static_cast<int>(h0.size());
   Model<double> model;
   model.name = "many-balls";
@@ -90,10 +102,18 @@ Model<double> make_balls(const std::vector<double>& h0) {
     model.x0.push_back(0.0);
   }
   const std::size_t size = model.state_names.size();
-  model.add_mode("flight", [size](double, const double* x, double* dxdt) {
+  if (omega > 0) {
+    model.state_names.insert(model.state_names.end(), {"w", "w_dot"});
+    model.x0.insert(model.x0.end(), {1.0, 0.0});
+  }
+  model.add_mode("flight", [size, omega](double, const double* x, double* dxdt) {
     for (std::size_t k = 0; k < size; k += 2) {
       dxdt[k] = x[k + 1];
       dxdt[k + 1] = -kG;
+    }
+    if (omega > 0) {
+      dxdt[size] = x[size + 1];
+      dxdt[size + 1] = -omega * omega * x[size];
     }
   }, "free fall of every ball");
   for (int i = 0; i < n; ++i) {
@@ -102,6 +122,10 @@ Model<double> make_balls(const std::vector<double>& h0) {
                                      Relation::kLessEqual, [h](double, const double*, const double* f) { return f[h]; });
     auto falling = Guard<double>::atom("v" + std::to_string(i), [v](double, const double* x) { return x[v]; },
                                        Relation::kLess, [v](double, const double*, const double* f) { return f[v]; });
+    if (bounded) {
+      below = std::move(below).with_rate_bound(1.01 * std::sqrt(2 * kG * h0[static_cast<std::size_t>(i)]), {h});
+      falling = std::move(falling).with_rate_bound(1.01 * kG, {v});
+    }
     model.add_transition("flight", "flight", "bounce_" + std::to_string(i), std::move(below) && std::move(falling),
                          [v](double, const double* x, double* x_plus) { x_plus[v] = -kE * x[v]; });
   }
@@ -246,7 +270,7 @@ Row run_cvode_peer(const Model<double>& model, const std::vector<double>& h0, co
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "many_guards_bench: %s\nusage: many_guards_bench [--bounces B] [--n 1,10,100,1000] "
-               "[--solvers dopri5,bs3] [--budget S] [--cvode adams,bdf]\n",
+               "[--solvers dopri5,bs3] [--bounded dopri5] [--omega W] [--budget S] [--cvode adams,bdf]\n",
                why.c_str());
   std::exit(2);
 }
@@ -299,8 +323,8 @@ Fit fit(const std::vector<double>& x, const std::vector<double>& y) {
 
 // The command line: the sizes, the methods (engine solvers, then the CVODE peers), the spans.
 struct BenchOptions {
-  double bounces = 10000, budget = 30;
-  std::string solver_list = "dopri5,bs3";
+  double bounces = 10000, budget = 30, omega = 0;
+  std::string solver_list = "dopri5,bs3", bounded_list = "dopri5";
   std::vector<int> ns;
   std::vector<std::string> methods;
 };
@@ -316,6 +340,8 @@ BenchOptions parse_arguments(int argc, char** argv) {
     else if (arg == "--n") n_list = value;
     else if (arg == "--solvers") o.solver_list = value;
     else if (arg == "--budget") o.budget = positive(arg, value);
+    else if (arg == "--bounded") o.bounded_list = value;
+    else if (arg == "--omega") o.omega = positive(arg, value);
     else if (arg == "--cvode") cvode_list = value;
     else usage("unknown option " + arg);
   }
@@ -325,6 +351,7 @@ BenchOptions parse_arguments(int argc, char** argv) {
     o.ns.push_back(n);
   }
   for (const auto& s : bench::split(o.solver_list)) o.methods.push_back(s);
+  for (const auto& s : bench::split(o.bounded_list)) o.methods.push_back("bounded-" + s);
 #if HYSIM_HAVE_CVODE
   for (const auto& c : bench::split(cvode_list)) {
     if (c != "adams" && c != "bdf") usage("--cvode takes adams, bdf, got '" + c + "'");
@@ -342,7 +369,7 @@ std::vector<Row> measure_rows(const BenchOptions& o) {
   std::vector<Row> rows;
   for (const int n : o.ns) {
     const std::vector<double> h0 = heights(n);
-    const Model<double> model = make_balls(h0);
+    const Model<double> model = make_balls(h0, false, o.omega), bounded = make_balls(h0, true, o.omega);
     SimulationOptions options;
     options.t_end = horizon(h0, o.bounces);
     const double t_end = options.t_end;
@@ -353,6 +380,11 @@ std::vector<Row> measure_rows(const BenchOptions& o) {
 #if HYSIM_HAVE_CVODE
         row = run_cvode_peer(model, h0, options, method == "cvode-adams" ? CvodeMethod::kAdams : CvodeMethod::kBdf, o.budget);
 #endif
+      } else if (method.rfind("bounded-", 0) == 0) {
+        SimulationOptions run = options;
+        run.solver = method.substr(8);
+        row = run_engine(bounded, h0, run);
+        row.method = "bounded-" + row.method;
       } else {
         SimulationOptions run = options;
         run.solver = method;

@@ -83,6 +83,7 @@ class LoopEvents {
     run_.mode = run_.sliding.mode_a();
     run_.restart_sliding(t, run_.x_a.data());
     run_.detector.disarm();
+    run_.detector.quiet_off();
     HYSIM_LOG_DEBUG("sliding from t = {:.17g} between '{}' and '{}'", to_double(t), run_.mode_name(),
                     run_.model.modes[static_cast<std::size_t>(run_.sliding.mode_b())].name);
     return true;

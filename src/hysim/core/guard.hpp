@@ -82,6 +82,12 @@ using JumpEventFunction = std::function<S(S t, const S* x_prior, const S* x_plus
 //  * `shared` (optional): atoms with the same non-null `shared` have the same e and rate
 //    (Guard::atom of one Event, or a model file's one expression): detection evaluates e once
 //    per point for all of them in a mode, e.g. x >= 0 in one guard and x < 0 in another.
+//  * `rate_bound` (optional, +infinity when absent): R with |de/dt| <= R along every solution
+//    in the atom's mode. e then keeps the sign of e(t_e) while |t - t_e| < |e(t_e)| / R, and
+//    detection does not evaluate e again before (events/quiet_atoms.hpp): many guards far from
+//    firing cost a comparison per step, not an evaluation. A wrong bound can hide a crossing.
+//  * `reads` (optional, with a rate bound): the states e reads. An event that jumps none of
+//    them and stays in the mode keeps the atom's last value; empty: unknown, any jump drops it.
 template <class S>
 struct Atom {
   std::string name;
@@ -92,6 +98,8 @@ struct Atom {
   S time = std::numeric_limits<S>::quiet_NaN();
   bool continuous_jump = false;
   std::shared_ptr<const void> shared;
+  S rate_bound = std::numeric_limits<S>::infinity();
+  std::vector<std::size_t> reads{};
 };
 
 // An event function with its name and rate, for several atoms: Guard::atom(event, relation)
@@ -151,6 +159,15 @@ class Guard {
     a.nodes_.push_back(Node{Kind::kNot, -1, {a.root_}});
     a.root_ = static_cast<int>(a.nodes_.size()) - 1;
     return a;
+  }
+
+  // The guard with every atom's Atom::rate_bound set to `bound` (> 0) and Atom::reads to `reads`.
+  Guard with_rate_bound(S bound, std::vector<std::size_t> reads = {}) && {
+    for (auto& atom : atoms_) {
+      atom.rate_bound = bound;
+      atom.reads = reads;
+    }
+    return std::move(*this);
   }
 
   bool empty() const { return root_ < 0; }

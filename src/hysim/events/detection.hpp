@@ -36,10 +36,13 @@
 //   RateEstimator   de/dt along f; time_to_fire and drift (the boundary test) from it
 //   RearmMasks      which atoms read false after an event, and until when (arm, disarm)
 //   CrossingArms    which crossings are armed (events/crossings.hpp: crossing_taken, rearm_crossings)
+//   QuietAtoms      the atoms with a rate bound that cannot have changed sign since their last
+//                   value (events/quiet_atoms.hpp): fired and time_to_fire read that value
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "hysim/core/model.hpp"
@@ -48,6 +51,7 @@
 #include "hysim/events/event_cache.hpp"
 #include "hysim/events/guard_reader.hpp"
 #include "hysim/events/location.hpp"
+#include "hysim/events/quiet_atoms.hpp"
 #include "hysim/events/rates.hpp"
 #include "hysim/events/rearm.hpp"
 
@@ -69,17 +73,27 @@ class TransitionDetector {
   // of second-order rate probes at a tangent entry (fired_after, arm); may be null.
   TransitionDetector(const Model<S>& model, std::int64_t* guard_evals, std::int64_t* rhs_evals = nullptr)
       : layout_(model), reader_(model, guard_evals), cache_(&reader_, &layout_), rates_(&reader_, &cache_, rhs_evals),
-        masks_(&reader_, &cache_, &rates_, &layout_), crossings_(&reader_), crossings_on_(crossings_.model_has()) {}
+        masks_(&reader_, &cache_, &rates_, &layout_), crossings_(&reader_), crossings_on_(crossings_.model_has()),
+        quiet_(model, layout_), bounded_(quiet_.any()) {}
   TransitionDetector(const TransitionDetector&) = delete;  // the pieces refer to each other
   TransitionDetector& operator=(const TransitionDetector&) = delete;
 
   // Re-arming after an event (events/rearm.hpp): x_far == nullptr: no bracket. disarm() also
   // has the crossings read afresh.
+  // disarm() starts a new piece of trajectory (a run's start, a Zeno continuation, a sliding
+  // motion): the quiet atoms' values are forgotten; arm() enters `mode` after an event.
   void disarm() {
     masks_.disarm();
     if (crossings_on_) crossings_.forget();
+    quiet_.forget();
   }
-  void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) { masks_.arm(mode, t, x, f, t_far, x_far); }
+  void arm(int mode, S t, const S* x, const S* f, S t_far, const S* x_far) {
+    quiet_.on();
+    quiet_.in_mode(mode);
+    masks_.arm(mode, t, x, f, t_far, x_far);
+  }
+  // A sliding motion follows another field than its modes': no quiet values until arm().
+  void quiet_off() { quiet_.off(); }
 
   // Index of the first transition of `mode` whose guard is true at (t, x), or -1. Masked
   // atoms (arm) read false unless `literal` asks for the plain truth.
@@ -91,8 +105,10 @@ class TransitionDetector {
     const bool plain = (literal || !masks_.any_masked_at(mode, t)) && !(crossings_on_ && crossings_.any(mode));
     if (plain && here->fired_generation == here->generation && here->fired_mode == mode) return here->fired;
     const int fires = reader_.first_firing(mode, [&](std::size_t k, std::size_t i, const Atom<S>& atom) {
-      return static_cast<char>((literal || !masks_.masked(mode, k, i, t)) &&
-                               relation_holds(atom.relation, cache_.value(mode, k, i, t, x, here)));
+      if (!literal && masks_.masked(mode, k, i, t)) return char(0);
+      const auto evaluate = [&] { return cache_.value(mode, k, i, t, x, here); };
+      const S e = bounded_ ? quiet_.value(mode, layout_.slot(mode, k, i), atom.rate_bound, t, evaluate) : evaluate();
+      return static_cast<char>(relation_holds(atom.relation, e));
     });
     if (plain) {
       here->fired_generation = here->generation;
@@ -116,7 +132,8 @@ class TransitionDetector {
   Approach time_to_fire(int mode, S t, const S* x, const S* f) {
     if (crossings_on_) crossings_.sync(mode, t, x);
     const auto masked = [&](std::size_t k, std::size_t i) { return masks_.masked(mode, k, i, t); };
-    return rates_.time_to_fire(mode, t, x, f, masked);
+    return rates_.time_to_fire(mode, t, x, f, masked,
+                               typename QuietAtoms<S>::template View<GuardReader<S>>{&quiet_, &layout_, &reader_, mode, t});
   }
 
   // Atom i of transition k of `mode` at (t, x), oriented: positive where it holds, negative
@@ -222,6 +239,10 @@ class TransitionDetector {
   // false, all true). x_b == nullptr: no bracket.
   int fired_strictly(int mode, S t_a, const S* x_prior, const S* x, S t_b, const S* x_b_prior, const S* x_b) {
     if (crossings_on_) crossings_.sync(mode, t_a, x);
+    if (bounded_) {  // the chain's jump: what it changed is read afresh from now on
+      quiet_.in_mode(mode);
+      quiet_.jumped(t_a, x_prior, x);
+    }
     // e(t, x) at the tentative state is kept with the point's other values, which fired_after
     // reads next; so is a jump form that reads e(t, x) when nothing jumps (Atom::continuous_jump).
     auto* at_a = cache_.point(t_a, x);
@@ -252,6 +273,7 @@ class TransitionDetector {
   // the far side of the location bracket; x_b == nullptr means there is no bracket.
   FiredTransition fired_after(int mode, S t_a, const S* x_a, S t_b, const S* x_b, const S* f) {
     if (crossings_on_) crossings_.sync(mode, t_a, x_a);
+    if (bounded_) quiet_.in_mode(mode);
     int surface_atom = -1;  // of the transition being read
     std::size_t reading = static_cast<std::size_t>(-1);
     auto* at_a = cache_.point(t_a, x_a);
@@ -325,6 +347,8 @@ class TransitionDetector {
   RearmMasks<S> masks_;
   CrossingArms<S> crossings_;
   bool crossings_on_;  // the model has crossings (CrossingArms::model_has)
+  QuietAtoms<S> quiet_;
+  bool bounded_;  // some atom has a rate bound
 };
 
 }  // namespace hysim

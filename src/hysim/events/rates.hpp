@@ -77,9 +77,12 @@ class RateEstimator {
   // its truth (events/rearm.hpp): it is predicted never to hold. A held crossing
   // (events/crossings.hpp) never fires; while its guard is true, the time until it turns false
   // (where it re-arms) counts as a prediction too, so that one step does not hold both its
-  // re-arming and its next crossing.
-  template <class Masked>
-  Approach time_to_fire(int mode, S t, const S* x, const S* f, const Masked& masked) {
+  // re-arming and its next crossing. An atom that quiet.kept(k, i) says cannot have changed
+  // sign (events/quiet_atoms.hpp: {its kept value, its time to hold}) is not evaluated: it has
+  // time 0 when it holds, else that time; the prediction of an atom read afresh is handed to
+  // quiet.predicted(k, i, t + time).
+  template <class Masked, class Quiet>
+  Approach time_to_fire(int mode, S t, const S* x, const S* f, const Masked& masked, const Quiet& quiet) {
     auto* here = cache_.point(t, x);
     cache_.begin_rates();  // rates are kept for this call only: f goes with (t, x) here
     Approach best;
@@ -91,12 +94,17 @@ class RateEstimator {
         const S never = std::numeric_limits<S>::infinity();
         if (masked(k, ai)) return negate ? S(0) : never;
         const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
+        if (const auto kept = quiet.kept(k, ai); kept.e != nullptr) {
+          return relation_holds(relation, *kept.e) ? S(0) : kept.time_to_hold;
+        }
         const S e = cache_.value(mode, k, ai, t, x, here);
         if (relation_holds(relation, e)) return S(0);
         const S de = atoms[ai].rate ? cache_.model_rate(mode, k, ai, t, x, f) : forward(mode, k, ai, t, x, f, e);
         const S s = detail::orient(relation, e);
         const S ds = detail::orient(relation, de);
-        return ds > S(0) ? -s / ds : never;
+        const S time = ds > S(0) ? -s / ds : never;
+        quiet.predicted(k, ai, t + time);
+        return time;
       };
       const Guard<S>& guard = reader_.guard(mode, k);
       // A guard no sooner than the best so far is not refined.
