@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "many_balls.hpp"
 #include "hysim/core/guard.hpp"
 #include "hysim/core/model.hpp"
 #if HYSIM_HAVE_CVODE
@@ -69,8 +70,7 @@ namespace {
 
 using namespace hysim;
 
-constexpr double kG = 9.81;  // [m/s^2]
-constexpr double kE = 1.0;   // restitution: elastic, never Zeno
+using many_balls::kG;
 
 // h_i(0) in [1, 2), pseudo-random from a fixed seed (std::mt19937_64's sequence is fixed by
 // the standard): no two balls bounce at the same time, and the gaps between events follow no
@@ -84,53 +84,8 @@ std::vector<double> heights(int n) {
 }
 long double tau(double h0) { return std::sqrt(2.0L * h0 / kG); }
 
-// With `bounded`, every atom gets its rate bound (Atom::rate_bound) and the state it reads
-// (Atom::reads): |dh_i/dt| = |v_i| <= sqrt(2 g h_i(0)) (elastic: the energy of each ball is
-// constant), |dv_i/dt| = g; both 1 % wider for the integrator's energy error.
-// With omega > 0 the state also holds an oscillator w'' = -omega^2 w, read by no guard, whose
-// fast motion sets the steps: many steps between bounces, the case of many guards far from
-// firing.
 Model<double> make_balls(const std::vector<double>& h0, bool bounded = false, double omega = 0) {
-  const int n = static_cast<int>(h0.size());
-  Model<double> model;
-  model.name = "many-balls";
-  model.source = "N independent elastic bouncing balls (bench/many_guards_bench.cpp)";
-  for (int i = 0; i < n; ++i) {
-    model.state_names.push_back("h" + std::to_string(i));
-    model.state_names.push_back("v" + std::to_string(i));
-    model.x0.push_back(h0[static_cast<std::size_t>(i)]);
-    model.x0.push_back(0.0);
-  }
-  const std::size_t size = model.state_names.size();
-  if (omega > 0) {
-    model.state_names.insert(model.state_names.end(), {"w", "w_dot"});
-    model.x0.insert(model.x0.end(), {1.0, 0.0});
-  }
-  model.add_mode("flight", [size, omega](double, const double* x, double* dxdt) {
-    for (std::size_t k = 0; k < size; k += 2) {
-      dxdt[k] = x[k + 1];
-      dxdt[k + 1] = -kG;
-    }
-    if (omega > 0) {
-      dxdt[size] = x[size + 1];
-      dxdt[size + 1] = -omega * omega * x[size];
-    }
-  }, "free fall of every ball");
-  for (int i = 0; i < n; ++i) {
-    const std::size_t h = 2 * static_cast<std::size_t>(i), v = h + 1;
-    auto below = Guard<double>::atom("h" + std::to_string(i), [h](double, const double* x) { return x[h]; },
-                                     Relation::kLessEqual, [h](double, const double*, const double* f) { return f[h]; });
-    auto falling = Guard<double>::atom("v" + std::to_string(i), [v](double, const double* x) { return x[v]; },
-                                       Relation::kLess, [v](double, const double*, const double* f) { return f[v]; });
-    if (bounded) {
-      below = std::move(below).with_rate_bound(1.01 * std::sqrt(2 * kG * h0[static_cast<std::size_t>(i)]), {h});
-      falling = std::move(falling).with_rate_bound(1.01 * kG, {v});
-    }
-    model.add_transition("flight", "flight", "bounce_" + std::to_string(i), std::move(below) && std::move(falling),
-                         [v](double, const double* x, double* x_plus) { x_plus[v] = -kE * x[v]; });
-  }
-  model.finalize();
-  return model;
+  return many_balls::model(h0, bounded ? 1.01 : 0.0, omega);
 }
 
 // The horizon that holds about `bounces` bounces in all: ball i bounces every 2 tau_i.

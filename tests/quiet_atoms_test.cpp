@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../bench/many_balls.hpp"
 #include "hysim/core/guard.hpp"
 #include "hysim/core/model.hpp"
 #include "hysim/simulator.hpp"
@@ -16,52 +17,10 @@
 namespace hysim {
 namespace {
 
-constexpr double kG = 9.81;
+using many_balls::kG;
 
-// N elastic balls in one state vector (h_i, v_i), as bench/many_guards_bench.cpp builds them:
-// bounce_i fires on h_i <= 0 && v_i < 0 and reverses v_i. With `bound` > 0 each atom has the
-// rate bound |v_i| <= bound sqrt(2 g h_i(0)), |dv_i/dt| <= bound g, and reads its own state.
-// With `omega` > 0 the state also holds an oscillator w'' = -omega^2 w (two more states, read
-// by no guard) whose fast motion sets the steps: many steps between the balls' bounces.
 Model<double> balls(const std::vector<double>& h0, double bound, double omega = 0) {
-  Model<double> model;
-  model.name = "balls";
-  for (std::size_t i = 0; i < h0.size(); ++i) {
-    model.state_names.push_back("h" + std::to_string(i));
-    model.state_names.push_back("v" + std::to_string(i));
-    model.x0.push_back(h0[i]);
-    model.x0.push_back(0.0);
-  }
-  const std::size_t size = model.state_names.size();
-  if (omega > 0) {
-    model.state_names.insert(model.state_names.end(), {"w", "w_dot"});
-    model.x0.insert(model.x0.end(), {1.0, 0.0});
-  }
-  model.add_mode("flight", [size, omega](double, const double* x, double* dx) {
-    for (std::size_t k = 0; k < size; k += 2) {
-      dx[k] = x[k + 1];
-      dx[k + 1] = -kG;
-    }
-    if (omega > 0) {
-      dx[size] = x[size + 1];
-      dx[size + 1] = -omega * omega * x[size];
-    }
-  });
-  for (std::size_t i = 0; i < h0.size(); ++i) {
-    const std::size_t h = 2 * i, v = h + 1;
-    auto below = Guard<double>::atom("h" + std::to_string(i), [h](double, const double* x) { return x[h]; },
-                                     Relation::kLessEqual, [h](double, const double*, const double* f) { return f[h]; });
-    auto falling = Guard<double>::atom("v" + std::to_string(i), [v](double, const double* x) { return x[v]; },
-                                       Relation::kLess, [v](double, const double*, const double* f) { return f[v]; });
-    if (bound > 0) {
-      below = std::move(below).with_rate_bound(bound * std::sqrt(2 * kG * h0[i]), {h});
-      falling = std::move(falling).with_rate_bound(bound * kG, {v});
-    }
-    model.add_transition("flight", "flight", "bounce_" + std::to_string(i), std::move(below) && std::move(falling),
-                         [v](double, const double* x, double* x_plus) { x_plus[v] = -x[v]; });
-  }
-  model.finalize();
-  return model;
+  return many_balls::model(h0, bound, omega);
 }
 
 struct Bounces final : public Observer<double> {
