@@ -152,9 +152,15 @@ TEST(IterationMatrix, GroupedColumnsGiveTheDenseQuotient) {
     EXPECT_NEAR(b_sparse[i], b_dense[i], 1e-14) << i;
     EXPECT_NEAR(2.0 * b_sparse[i] - 0.1 * check[i], v[i], 1e-14) << i;
   }
-  // A singular M is refused: 0 I - 0 J.
+  // A singular M is refused: 0 I - 0 J; solving with it gives NaN, not the old factors.
   EXPECT_FALSE(sparse.factor(0.0, 0.0));
   EXPECT_FALSE(dense.factor(0.0, 0.0));
+  std::vector<double> b = v;
+  sparse.solve(b.data());
+  EXPECT_TRUE(std::isnan(b[0]));
+  b = v;
+  dense.solve(b.data());
+  EXPECT_TRUE(std::isnan(b[n - 1]));
 }
 
 // The heat rod of 200 cells: every solver finds the 8 exact events of [0, 100] s within a

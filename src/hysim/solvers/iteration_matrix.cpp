@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/multiprecision/eigen.hpp>  // Eigen::NumTraits of float128
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace hysim::solvers {
@@ -33,6 +34,7 @@ struct IterationMatrix<S>::Impl {
   std::vector<Eigen::Index> diagonal;
   Eigen::SparseLU<SparseMatrix, Eigen::COLAMDOrdering<int>> lu_sparse;
   Vector solution;
+  bool factored = false;  // the last factor() succeeded
 
   void make_dense() {
     sparse = false;
@@ -134,6 +136,7 @@ void IterationMatrix<S>::use_pattern(std::shared_ptr<const JacobianPattern> patt
     m.make_dense();
   }
   m.make_groups();
+  m.factored = false;
 }
 
 template <class S>
@@ -204,6 +207,7 @@ template <class S>
 bool IterationMatrix<S>::factor(S diagonal, S scale) {
   using std::abs;
   Impl& m = *impl_;
+  m.factored = false;
   if (m.sparse) {
     const S* jac = m.jac_sparse.valuePtr();
     S* values = m.m_sparse.valuePtr();
@@ -212,7 +216,8 @@ bool IterationMatrix<S>::factor(S diagonal, S scale) {
     for (Eigen::Index k : m.diagonal) values[k] += diagonal;
     if (!std::all_of(values, values + count, [](const S& v) { return is_finite(v); })) return false;
     m.lu_sparse.factorize(m.m_sparse);
-    return m.lu_sparse.info() == Eigen::Success;
+    m.factored = m.lu_sparse.info() == Eigen::Success;
+    return m.factored;
   }
   m.m_dense.noalias() = -scale * m.jac_dense;
   m.m_dense.diagonal().array() += diagonal;
@@ -222,6 +227,7 @@ bool IterationMatrix<S>::factor(S diagonal, S scale) {
   for (Eigen::Index i = 0; i < pivots.size(); ++i) {
     if (!(abs(pivots[i]) > S(0)) || !is_finite(pivots[i])) return false;
   }
+  m.factored = true;
   return true;
 }
 
@@ -229,6 +235,10 @@ template <class S>
 void IterationMatrix<S>::solve(S* b) const {
   Impl& m = *impl_;
   Eigen::Map<typename Impl::Vector> rhs(b, static_cast<Eigen::Index>(m.n));
+  if (!m.factored) {  // no factors: a result the caller sees is not finite
+    rhs.setConstant(std::numeric_limits<S>::quiet_NaN());
+    return;
+  }
   if (m.sparse) {
     m.solution = m.lu_sparse.solve(rhs);
   } else {

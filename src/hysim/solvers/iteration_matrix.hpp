@@ -69,7 +69,7 @@ class IterationMatrix {
   // M = diagonal I - scale J, factored; false when M is singular to working precision or not
   // finite.
   bool factor(S diagonal, S scale);
-  // b := M^-1 b with the factors of the last successful factor().
+  // b := M^-1 b with the factors of the last factor(); NaN when that one failed.
   void solve(S* b) const;
 
  private:

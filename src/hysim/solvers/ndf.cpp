@@ -270,8 +270,9 @@ class NdfStepper final : public StepperBase<S> {
       rate_ = S(1);
       c_rate_ = c;
     }
-    c_factored_ = c;
-    return iteration_.factor(S(1), c);
+    const bool factored = iteration_.factor(S(1), c);
+    c_factored_ = factored ? c : S(0);  // a failed factorisation is not reused
+    return factored;
   }
 
   // J = df/dx at (t, x), where f(t, x) = f0, by forward differences (n evaluations) for steps of
