@@ -30,7 +30,9 @@ inline constexpr double kD = 0.01, kB = 0.1, kQ = 5, kTa = 20, kT0 = 20, kTLow =
 inline std::size_t heated_cells(std::size_t n) { return n < 10 ? 1 : n / 10; }
 inline std::size_t sensor_cell(std::size_t n) { return n / 2; }
 
-inline std::string model_text(std::size_t n) {
+// shuffled: the states declared in the order i -> (7919 i) mod n (n not a multiple of 7919),
+// the same rod whose Jacobian, in that order, is no band.
+inline std::string model_text(std::size_t n, bool shuffled = false) {
   const auto cell = [](std::size_t i) {
     std::string name = "T";
     name += std::to_string(i);
@@ -47,8 +49,9 @@ inline std::string model_text(std::size_t n) {
           ", T_low = " + number(kTLow) + ", T_high = " + number(kTHigh) + "\n";
   text += "let a = D*" + std::to_string(n) + "*" + std::to_string(n) + "\n";
   text += "state ";
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i > 0) text += ", ";
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = shuffled ? (7919 * k) % n : k;
+    if (k > 0) text += ", ";
     text += cell(i);
     text += " = ";
     text += number(kT0);

@@ -17,6 +17,7 @@ packages=(
   libssl-dev            # libcrypto's SHA-256 checks every cached model object (docs/security.md)
   libgtest-dev
   libsundials-dev       # SUNDIALS CVODE, the peer in `hysim compare` (strategy cvode)
+  libsuitesparse-dev    # KLU, CVODE's sparse direct solver (strategy cvode on a sparse Jacobian pattern)
   gnuplot-nox           # draws the work-precision and step-log figures (PNG)
   pybind11-dev python3-dev python3-numpy python3-pytest   # the Python module and its tests (docs/python.md)
   python3-matplotlib    # examples/python/pwm_strategies.py draws its figure

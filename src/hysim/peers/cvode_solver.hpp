@@ -10,6 +10,7 @@
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
@@ -29,6 +30,7 @@
 #include "hysim/core/model.hpp"
 #include "hysim/events/run_checks.hpp"
 #include "hysim/peers/cvode.hpp"
+#include "hysim/peers/cvode_jacobian.hpp"
 #include "hysim/run/exact_options.hpp"
 #include "hysim/solvers/iteration_matrix.hpp"
 
@@ -204,28 +206,32 @@ class CvodeSolver {
   }
 
  private:
-  // Newton iteration (CVODE's default nonlinear solver) on a dense matrix for BDF, or on a band
-  // matrix when the model's Jacobian pattern is a narrow band (as the implicit steppers choose
-  // their sparse LU: solvers/iteration_matrix.hpp): no Jacobian function is given, so CVODE
-  // forms it by difference quotients of the field (the band one in ml + mu + 1 evaluations, by
-  // groups of columns). Fixed-point (functional) iteration without acceleration for Adams: the
-  // non-stiff pairing.
+  // Newton iteration (CVODE's default nonlinear solver) for BDF on a dense matrix, on a band
+  // matrix when the model's Jacobian pattern is a narrow band, or with KLU on the pattern when
+  // it is sparse otherwise (the rule of the implicit steppers' sparse LU,
+  // solvers/iteration_matrix.hpp). Dense and band: CVODE forms J by difference quotients (the
+  // band one in ml + mu + 1 evaluations, by groups of columns); KLU: ours, grouped the same way
+  // (peers/cvode_jacobian.hpp). Fixed-point (functional) iteration without acceleration for
+  // Adams: the non-stiff pairing.
   void iteration(double t0, SUNContext context) {
     void* memory = memory_.get();
     if (method_ == CvodeMethod::kBdf) {
       const auto n = static_cast<sunindextype>(n_);
       const JacobianPattern* pattern = model_.jacobian_pattern.get();
-      const std::size_t band = pattern ? pattern->lower_bandwidth() + pattern->upper_bandwidth() + 1 : n_;
-      const bool banded = pattern && linear_solver_choice_ != LinearSolver::kDense &&
-                          (linear_solver_choice_ == LinearSolver::kSparse ||
-                           (n_ >= solvers::kSparseMinStates &&
-                            static_cast<double>(band) <= solvers::kSparseMaxDensity * static_cast<double>(n_)));
+      const CvodeMatrix kind = cvode_matrix(pattern, linear_solver_choice_);
+      const bool banded = kind == CvodeMatrix::kBand, sparse = kind == CvodeMatrix::kSparse;
       if (banded) {
         matrix_.reset(SUNBandMatrix(n, static_cast<sunindextype>(pattern->upper_bandwidth()),
                                     static_cast<sunindextype>(pattern->lower_bandwidth()), context));
         if (!matrix_) throw SimulationError(where(t0) + ": SUNBandMatrix failed");
         linear_solver_.reset(SUNLinSol_Band(y_.get(), matrix_.get(), context));
         if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_Band failed");
+      } else if (sparse) {  // KLU, with our grouped quotients (peers/cvode_jacobian.hpp)
+        if (!jacobian_) jacobian_ = std::make_unique<SparseDifferenceJacobian>(*pattern);
+        matrix_.reset(SUNSparseMatrix(n, n, static_cast<sunindextype>(pattern->nonzeros()), CSC_MAT, context));
+        if (!matrix_) throw SimulationError(where(t0) + ": SUNSparseMatrix failed");
+        linear_solver_.reset(SUNLinSol_KLU(y_.get(), matrix_.get(), context));
+        if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_KLU failed");
       } else {
         matrix_.reset(SUNDenseMatrix(n, n, context));
         if (!matrix_) throw SimulationError(where(t0) + ": SUNDenseMatrix failed");
@@ -233,6 +239,7 @@ class CvodeSolver {
         if (!linear_solver_) throw SimulationError(where(t0) + ": SUNLinSol_Dense failed");
       }
       check(CVodeSetLinearSolver(memory, linear_solver_.get(), matrix_.get()), "CVodeSetLinearSolver");
+      if (sparse) check(CVodeSetJacFn(memory, &CvodeSolver::jacobian_callback), "CVodeSetJacFn");
     } else {
       nonlinear_solver_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, context));
       if (!nonlinear_solver_) throw SimulationError(where(t0) + ": SUNNonlinSol_FixedPoint failed");
@@ -264,6 +271,13 @@ class CvodeSolver {
 
   static int field_callback(realtype t, N_Vector y, N_Vector dydt, void* self) {
     return static_cast<CvodeSolver*>(self)->field(t, N_VGetArrayPointer(y), N_VGetArrayPointer(dydt));
+  }
+
+  static int jacobian_callback(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* self, N_Vector work1,
+                               N_Vector work2, N_Vector work3) {
+    auto& solver = *static_cast<CvodeSolver*>(self);
+    const auto field = [&](double at, const double* x, double* f) { return solver.field(at, x, f); };
+    return solver.jacobian_->fill(solver.memory_.get(), t, y, fy, J, work1, work2, work3, field);
   }
 
   static int root_callback(realtype t, N_Vector y, realtype* g, void* self) {
@@ -341,7 +355,8 @@ class CvodeSolver {
   const Model<double>& model_;
   const ExactOptions<double>& exact_;
   CvodeMethod method_;
-  LinearSolver linear_solver_choice_;  // BDF: dense, or band on a narrow-band Jacobian pattern
+  LinearSolver linear_solver_choice_;  // BDF: dense; band or KLU on a Jacobian pattern
+  std::unique_ptr<SparseDifferenceJacobian> jacobian_;  // KLU's Jacobian, when chosen
   RunStatistics& stats_;
   const int& mode_;
   std::size_t n_;
