@@ -79,9 +79,8 @@ class TransitionDetector {
   TransitionDetector& operator=(const TransitionDetector&) = delete;
 
   // Re-arming after an event (events/rearm.hpp): x_far == nullptr: no bracket. disarm() also
-  // has the crossings read afresh.
-  // disarm() starts a new piece of trajectory (a run's start, a Zeno continuation, a sliding
-  // motion): the quiet atoms' values are forgotten; arm() enters `mode` after an event.
+  // has the crossings read afresh, and starts a new piece of trajectory (a run's start, a Zeno
+  // continuation, a sliding motion): the quiet atoms' values are forgotten. arm() enters `mode`.
   void disarm() {
     masks_.disarm();
     if (crossings_on_) crossings_.forget();

@@ -127,7 +127,8 @@ class QuietAtoms {
   // the prediction of one read afresh. Layout: events/atom_layout.hpp; Reader: GuardReader.
   struct Kept {
     const S* e = nullptr;  // the atom's kept value; null: not quiet
-    S time_to_hold = S(0);
+    S time_to_hold = S(0);  // by the kept prediction, no less than quiet_for
+    S quiet_for = S(0);     // the time it surely stays quiet (its only bound read negated)
   };
   template <class Reader>
   struct View {
@@ -142,7 +143,8 @@ class QuietAtoms {
       const std::size_t slot = layout->slot(mode, k, i);
       const S* e = quiet->quiet(mode, slot, bound, t);
       if (e == nullptr || quiet->kept_at(slot, t)) return {};
-      return {e, quiet->time_to_hold(slot, bound, t)};
+      using std::abs;
+      return {e, quiet->time_to_hold(slot, bound, t), abs(*e) / bound - (t - quiet->t_[slot])};
     }
     void predicted(std::size_t k, std::size_t i, S fires_at) const {
       if (!quiet->bounded_ || !(reader->atom(mode, k, i).rate_bound < std::numeric_limits<S>::infinity())) return;

@@ -94,8 +94,8 @@ class RateEstimator {
         const S never = std::numeric_limits<S>::infinity();
         if (masked(k, ai)) return negate ? S(0) : never;
         const Relation relation = negate ? negated(atoms[ai].relation) : atoms[ai].relation;
-        if (const auto kept = quiet.kept(k, ai); kept.e != nullptr) {
-          return relation_holds(relation, *kept.e) ? S(0) : kept.time_to_hold;
+        if (const auto kept = quiet.kept(k, ai); kept.e != nullptr) {  // predictions are of the atom as written
+          return relation_holds(relation, *kept.e) ? S(0) : negate ? kept.quiet_for : kept.time_to_hold;
         }
         const S e = cache_.value(mode, k, ai, t, x, here);
         if (relation_holds(relation, e)) return S(0);
@@ -103,7 +103,7 @@ class RateEstimator {
         const S s = detail::orient(relation, e);
         const S ds = detail::orient(relation, de);
         const S time = ds > S(0) ? -s / ds : never;
-        quiet.predicted(k, ai, t + time);
+        if (!negate) quiet.predicted(k, ai, t + time);
         return time;
       };
       const Guard<S>& guard = reader_.guard(mode, k);
