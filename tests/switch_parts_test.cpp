@@ -1,0 +1,144 @@
+// Switch parts (core/switch_parts.hpp): each part switches, slides and leaves its surface on
+// its own, against closed forms, with its modes never enumerated.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "../bench/many_relays.hpp"
+#include "hysim/core/model.hpp"
+#include "hysim/core/switch_parts.hpp"
+#include "hysim/simulator.hpp"
+
+namespace hysim {
+namespace {
+
+struct Events final : public Observer<double> {
+  struct Row {
+    double t;
+    std::string guard;
+    std::vector<double> pre, post;
+  };
+  std::vector<Row> rows;
+  void on_event(const EventRecord<double>& r) override {
+    rows.push_back({r.t, std::string(r.guard), {r.x_pre.begin(), r.x_pre.end()}, {r.x_post.begin(), r.x_post.end()}});
+  }
+};
+
+RunResult<double> run(const Model<double>& model, double t_end, Events* events, const std::string& strategy = {}) {
+  SimulationOptions options;
+  options.t_end = t_end;
+  options.rtol = 1e-10;
+  options.atol = 1e-12;
+  if (!strategy.empty()) options.strategy = strategy;
+  Simulator<double> simulator(model, options);
+  return simulator.run(events);
+}
+
+// Every relay arrives at the closed-form time, once, and slides on x_i = c to the end.
+void expect_relays(std::size_t n, const std::string& strategy = {}) {
+  const auto x0 = many_relays::initial_states(n);
+  const Model<double> model = many_relays::model(x0);
+  Events events;
+  const RunResult<double> result = run(model, 1.5, &events, strategy);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), n);  // one event per relay: no chattering
+  std::vector<int> seen(n, 0);
+  for (const auto& row : events.rows) {
+    const std::size_t i = std::stoul(row.guard.substr(5));
+    ++seen[i];
+    EXPECT_EQ(row.pre[n + i], 1.0) << row.guard;
+    EXPECT_EQ(row.post[n + i], 0.0) << row.guard << ": slides";
+    EXPECT_NEAR(row.t, static_cast<double>(many_relays::arrival(x0[i], i)), 1e-9) << row.guard;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(seen[i], 1) << i;
+    EXPECT_EQ(result.x[n + i], 0.0) << "relay " << i << " slides at the end";
+    EXPECT_NEAR(result.x[i], many_relays::kLevel, 1e-9) << "relay " << i;
+  }
+}
+
+TEST(SwitchParts, TwentyRelaysArriveAtTheirRootsAndSlide) { expect_relays(20); }
+
+TEST(SwitchParts, RelaysUnderTheBisectionStrategy) { expect_relays(20, "bisection"); }
+
+// x' = -sign(x) + 1.5 sin(t) from x(0) = 0.2: the relay falls to 0 at t_1, where
+// 0.2 - t + 1.5 (1 - cos t) = 0, slides while |1.5 sin t| <= 1 (sigma_eq = 1.5 sin t), and
+// leaves up at t_2 = asin(2/3), where the upper side's field turns out of the surface. Then
+// it rises (x' = -1 + 1.5 sin t > 0) to the end, t = 2 < pi - asin(2/3).
+TEST(SwitchParts, ASlidingPartLeavesWhereItsEquivalentValueReachesOne) {
+  Model<double> model;
+  model.name = "leaving-relay";
+  model.state_names = {"x"};
+  model.x0 = {0.2};
+  model.add_mode("m", [](double t, const double* x, double* dxdt) { dxdt[0] = -x[1] + 1.5 * std::sin(t); });
+  SwitchPart<double> part;
+  part.name = "relay";
+  part.surface = [](double, const double* x) { return x[0]; };
+  part.rate = [](double t, const double*, double sigma) { return -sigma + 1.5 * std::sin(t); };
+  part.reads = {0};
+  EXPECT_EQ(add_switch_parts(model, {part}), 1u);
+  model.finalize();
+  Events events;
+  const RunResult<double> result = run(model, 2.0, &events);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), 2u);
+  // Arrival: 0.2 - t + 1.5 (1 - cos t) = 0 (bisection in long double).
+  long double lo = 0, hi = 1;
+  for (int k = 0; k < 200; ++k) {
+    const long double mid = (lo + hi) / 2;
+    (0.2L - mid + 1.5L * (1 - std::cos(mid)) > 0 ? lo : hi) = mid;
+  }
+  EXPECT_NEAR(events.rows[0].t, static_cast<double>(lo), 1e-9);
+  EXPECT_EQ(events.rows[0].post[1], 0.0);
+  // sin(t_1) < 2/3: it slides, and leaves up where sin t = 2/3.
+  ASSERT_LT(std::sin(events.rows[0].t), 2.0 / 3.0);
+  EXPECT_NEAR(events.rows[1].t, std::asin(2.0 / 3.0), 1e-9);
+  EXPECT_EQ(events.rows[1].pre[1], 0.0);
+  EXPECT_EQ(events.rows[1].post[1], 1.0);
+  EXPECT_NEAR(events.rows[1].pre[0], 0.0, 1e-10);  // on the surface, to the arrival's bracket times its rate
+}
+
+// A part whose other side drives on crosses instead of sliding: x' = -sign(x - 1) - 2 from
+// x(0) = 2 falls at 3 above 1 (to t = 1/3) and at 1 below it; p goes +1 -> -1.
+TEST(SwitchParts, APartCrossesWhereTheOtherSideDrivesOn) {
+  Model<double> model;
+  model.name = "crossing-part";
+  model.state_names = {"x"};
+  model.x0 = {2.0};
+  model.add_mode("m", [](double, const double* x, double* dxdt) { dxdt[0] = -x[1] - 2; });
+  SwitchPart<double> part;
+  part.name = "level";
+  part.surface = [](double, const double* x) { return x[0] - 1; };
+  part.rate = [](double, const double*, double sigma) { return -sigma - 2; };
+  add_switch_parts(model, {part});
+  model.finalize();
+  Events events;
+  const RunResult<double> result = run(model, 1.0, &events);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), 1u);
+  EXPECT_NEAR(events.rows[0].t, 1.0 / 3.0, 1e-12);
+  EXPECT_EQ(events.rows[0].post[1], -1.0);
+  EXPECT_NEAR(result.x[0], 1.0 - (1.0 - 1.0 / 3.0), 1e-9);  // x' = -1 after t = 1/3
+}
+
+TEST(SwitchParts, BadPartsAreModelErrors) {
+  Model<double> model;
+  model.name = "bad";
+  model.state_names = {"x"};
+  model.x0 = {1.0};
+  model.add_mode("m", [](double, const double*, double* dxdt) { dxdt[0] = 0; });
+  SwitchPart<double> unnamed;
+  EXPECT_THROW(add_switch_parts(model, {unnamed}), ModelError);
+  SwitchPart<double> far;
+  far.name = "far";
+  far.surface = [](double, const double* x) { return x[0]; };
+  far.rate = [](double, const double*, double) { return 0.0; };
+  far.reads = {7};
+  EXPECT_THROW(add_switch_parts(model, {far}), ModelError);
+}
+
+}  // namespace
+}  // namespace hysim
