@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hysim/core/model.hpp"
@@ -42,7 +43,11 @@ inline hysim::Model<double> model(const std::vector<double>& x0) {
   model.name = "many-relays";
   model.source = "N independent relays x_i' = -sign(x_i - 0.05) + 0.1 sin((i+1) t) (bench/many_relays.hpp)";
   const std::size_t n = x0.size();
-  for (std::size_t i = 0; i < n; ++i) model.state_names.push_back("x" + std::to_string(i));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string state = "x";  // not "x" + ...: GCC 12's false -Wrestrict
+    state += std::to_string(i);
+    model.state_names.push_back(std::move(state));
+  }
   model.x0 = x0;
   model.add_mode("relays", [n](double t, const double* x, double* dxdt) {
     const double* sigma = x + n;  // the parts' states follow the relays' (add_switch_parts)
@@ -51,7 +56,8 @@ inline hysim::Model<double> model(const std::vector<double>& x0) {
   std::vector<hysim::SwitchPart<double>> parts;
   for (std::size_t i = 0; i < n; ++i) {
     hysim::SwitchPart<double> part;
-    part.name = "relay" + std::to_string(i);
+    part.name = "relay";
+    part.name += std::to_string(i);
     part.surface = [i](double, const double* x) { return x[i] - kLevel; };
     part.rate = [i](double t, const double*, double sigma) { return -sigma + kAmplitude * std::sin(double(i + 1) * t); };
     part.reads = {i};
