@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <memory>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -10,6 +12,10 @@
 #include "../bench/many_relays.hpp"
 #include "hysim/core/model.hpp"
 #include "hysim/core/switch_parts.hpp"
+#include "hysim/lang/build.hpp"
+#include "hysim/lang/native.hpp"
+#include "hysim/lang/spec.hpp"
+#include "hysim/lang/syntax.hpp"
 #include "hysim/simulator.hpp"
 
 namespace hysim {
@@ -122,6 +128,59 @@ TEST(SwitchParts, APartCrossesWhereTheOtherSideDrivesOn) {
   EXPECT_NEAR(events.rows[0].t, 1.0 / 3.0, 1e-12);
   EXPECT_EQ(events.rows[0].post[1], -1.0);
   EXPECT_NEAR(result.x[0], 1.0 - (1.0 - 1.0 / 3.0), 1e-9);  // x' = -1 after t = 1/3
+}
+
+// The relays as a model file: one mode whose field switches on 40 conditions, more than the
+// compiler splits into modes, so each becomes a switch part (lang/split.cpp); native code and
+// the tape give every arrival at its root and every relay sliding.
+TEST(SwitchParts, AModelFileOfManyConditionsMakesParts) {
+  constexpr std::size_t n = 40;
+  const auto x0 = many_relays::initial_states(n);
+  std::string text = "model relays\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%.17g", x0[i]);
+    text += "state x" + std::to_string(i) + " = " + value + "\n";
+  }
+  text += "mode m {\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    text += "  der(x" + std::to_string(i) + ") = -sign(x" + std::to_string(i) + " - 0.05) + 0.1*sin(" +
+            std::to_string(i + 1) + "*t)\n";
+  }
+  text += "}\n";
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("relays.hym", text));
+  ASSERT_EQ(spec->parts.size(), n);
+  EXPECT_TRUE(spec->warnings.empty());
+  for (const auto backend : {lang::NativeOptions::Backend::kNative, lang::NativeOptions::Backend::kTape}) {
+    lang::NativeOptions options = lang::NativeOptions::from_environment();
+    options.backend = backend;
+    std::string used;
+    const ModelEntry entry = lang::model_entry(spec, options, &used);
+    const Model<double> model = entry.make<double>(entry.default_values());
+    ASSERT_EQ(model.modes.size(), 1u);
+    ASSERT_EQ(model.state_size(), 2 * n);
+    Events events;
+    const RunResult<double> result = run(model, 1.5, &events);
+    ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+    ASSERT_EQ(events.rows.size(), n) << used;
+    for (const auto& row : events.rows) {
+      const std::size_t i = std::stoul(row.guard.substr(6)) - 1;  // switch1 is x0's
+      EXPECT_EQ(row.post[n + i], 0.0) << used << " " << row.guard;
+      EXPECT_NEAR(row.t, static_cast<double>(many_relays::arrival(x0[i], i)), 1e-9) << used << " " << row.guard;
+    }
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(result.x[n + i], 0.0) << used << " relay " << i;
+  }
+}
+
+// A model of two modes keeps the warning: its many conditions are stepped across.
+TEST(SwitchParts, ManyConditionsInAModelOfTwoModesAreSteppedAcross) {
+  std::string text = "model two\nstate x = 1, y = 1\nmode a {\n  der(x) = sign(x - 0.1) + sign(x - 0.2) + sign(x - 0.3) + "
+                     "sign(x - 0.4) + sign(x - 0.5) + sign(x - 0.6)\n  der(y) = -1\n}\nmode b {\n  der(x) = 0\n  der(y) = 0\n}\n"
+                     "a -> b stop_a [y <= 0]\n";
+  const lang::ModelSpec spec = lang::compile_text("two.hym", text);
+  EXPECT_TRUE(spec.parts.empty());
+  ASSERT_EQ(spec.warnings.size(), 1u);
+  EXPECT_NE(spec.warnings[0].message.find("stepped across"), std::string::npos);
 }
 
 TEST(SwitchParts, BadPartsAreModelErrors) {

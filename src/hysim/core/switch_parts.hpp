@@ -104,17 +104,17 @@ S switch_target(const SwitchPart<S>& part, std::size_t state, S t, const S* x) {
 
 }  // namespace detail
 
-// Appends the parts to a model whose modes, fields, states and x0 are in place (before
-// finalize()): one state per part, named after it, whose initial value is the side of x0;
-// every mode's field wrapped so that a sliding part reads its sigma_eq (the other parts read
-// x[p_j] as it is), that state's derivative 0; and in every mode one crossing per part.
-// Returns the index of the first part's state: part j's sigma is x[first + j]. Drops the
-// model's Jacobian pattern and guard enclosures (sigma_eq reads what each rate reads).
+// Makes the model's states [first, first + parts.size()) the parts' (a model file declares
+// them): sets their initial values to the side of x0, wraps every mode's field so that a
+// sliding part reads its sigma_eq (the other parts read x[p_j] as it is) and that state's
+// derivative is 0, and gives every mode one crossing per part. Part j's sigma is x[first + j].
+// Drops the model's Jacobian pattern and guard enclosures (sigma_eq reads what each rate reads).
 template <class S>
-std::size_t add_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts) {
-  const std::size_t first = model.state_names.size();
-  if (model.x0.size() != first) {
-    throw ModelError("model '" + model.name + "': switch parts are added after x0 is given for every state");
+void attach_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts, std::size_t first) {
+  const std::size_t count = parts.size(), n = first + count;
+  if (model.state_names.size() != n || model.x0.size() != n) {
+    throw ModelError("model '" + model.name + "': the switch parts' states are the last " + std::to_string(count) +
+                     " of its states, each with an initial value");
   }
   for (const auto& part : parts) {
     if (part.name.empty() || !part.surface || !part.rate) {
@@ -125,13 +125,9 @@ std::size_t add_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts) 
     }
   }
   const auto shared = std::make_shared<const std::vector<SwitchPart<S>>>(std::move(parts));
-  const std::size_t count = shared->size(), n = first + count;
-  for (const auto& part : *shared) model.state_names.push_back(part.name);
-  model.x0.resize(n, S(0));
   for (std::size_t j = 0; j < count; ++j) {
     model.x0[first + j] = (*shared)[j].surface(model.t0, model.x0.data()) >= S(0) ? S(1) : S(-1);
   }
-  if (!model.state_atol.empty()) model.state_atol.resize(n, std::numeric_limits<S>::quiet_NaN());
   model.jacobian_pattern = nullptr;
   model.guard_enclosure = {};
   for (auto& mode : model.modes) {
@@ -181,6 +177,21 @@ std::size_t add_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts) 
       model.add_crossing(mode.name, part->name, Guard<S>::atom(part->name, event, Relation::kLess, rate), reset);
     }
   }
+}
+
+// Appends the parts to a model whose modes, fields, states and x0 are in place (before
+// finalize()): one state per part, named after it, then attach_switch_parts. Returns the index
+// of the first part's state.
+template <class S>
+std::size_t add_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts) {
+  const std::size_t first = model.state_names.size();
+  if (model.x0.size() != first) {
+    throw ModelError("model '" + model.name + "': switch parts are added after x0 is given for every state");
+  }
+  for (const auto& part : parts) model.state_names.push_back(part.name);
+  model.x0.resize(model.state_names.size(), S(0));
+  if (!model.state_atol.empty()) model.state_atol.resize(model.state_names.size(), std::numeric_limits<S>::quiet_NaN());
+  attach_switch_parts(model, std::move(parts), first);
   return first;
 }
 

@@ -9,6 +9,7 @@
 
 #include "hysim/core/errors.hpp"
 #include "hysim/core/jacobian_pattern.hpp"
+#include "hysim/core/switch_parts.hpp"
 #include "hysim/lang/interval.hpp"
 #include "hysim/lang/native.hpp"
 #include "hysim/lang/tape.hpp"
@@ -152,11 +153,51 @@ class Builder {
                                                     compiled->flow_table);
       };
     }
+    if (!spec_.parts.empty()) attach_switch_parts(model, parts(), static_cast<std::size_t>(spec_.parts.front().state));
     model.finalize();
     return model;
   }
 
  private:
+  // The switch parts of the file's conditions (lang/split.cpp): each rate is the affine
+  // interpolation of the two sides' rates, (1 + sigma)/2 r(+1) + (1 - sigma)/2 r(-1).
+  std::vector<SwitchPart<S>> parts() const {
+    std::vector<SwitchPart<S>> parts;
+    for (const PartSpec& p : spec_.parts) {
+      SwitchPart<S> part;
+      part.name = p.name;
+      part.surface = value_of(program({p.surface}, p.where));
+      const Program<S> rates = program({p.rate_up, p.rate_down}, p.where);
+      const FieldFunction<S> both = outputs_of(rates);
+      part.rate = [both](S t, const S* x, S sigma) {
+        S r[2];
+        both(t, x, r);
+        return (S(1) + sigma) / S(2) * r[0] + (S(1) - sigma) / S(2) * r[1];
+      };
+      part.reads.assign(p.reads.begin(), p.reads.end());
+      parts.push_back(std::move(part));
+    }
+    return parts;
+  }
+
+  // A program of one output as e(t, x), during continuous evolution.
+  static EventFunction<S> value_of(const Program<S>& e) {
+    if (e.tape) return [tape = e.tape](S t, const S* x) { return tape->value(t, x, x, nullptr); };
+    return [f = e.function, c = e.constants, lib = e.library](S t, const S* x) {
+      Raw<S> out;
+      f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, &out);
+      return S(out);
+    };
+  }
+
+  // A program's outputs into out[], during continuous evolution.
+  static FieldFunction<S> outputs_of(const Program<S>& p) {
+    if (p.tape) return [tape = p.tape](S t, const S* x, S* out) { tape->evaluate(t, x, x, nullptr, out); };
+    return [f = p.function, c = p.constants, lib = p.library](S t, const S* x, S* out) {
+      f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, raw(out));
+    };
+  }
+
   // `at`: where the program's expressions stand in the file, for a tape that cannot be built.
   Program<S> program(const std::vector<NodeId>& outputs, Location at, const std::vector<int>& where = {}) const {
     Program<S> p;
@@ -175,11 +216,7 @@ class Builder {
   }
 
   FieldFunction<S> field(const std::vector<NodeId>& derivatives, Location at) const {
-    Program<S> p = program(derivatives, at);
-    if (p.tape) return [tape = p.tape](S t, const S* x, S* dxdt) { tape->evaluate(t, x, x, nullptr, dxdt); };
-    return [f = p.function, c = p.constants, lib = p.library](S t, const S* x, S* dxdt) {
-      f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, raw(dxdt));
-    };
+    return outputs_of(program(derivatives, at));
   }
 
   Guard<S> guard(const TransitionSpec& tr, int index) const {
@@ -200,24 +237,15 @@ class Builder {
     const Program<S> e = program({a.e}, a.where);
     EventFunction<S> value;
     JumpEventFunction<S> jump;
-    if (e.tape) {
-      value = [tape = e.tape](S t, const S* x) { return tape->value(t, x, x, nullptr); };
-      if (a.reads_prior) {
-        jump = [tape = e.tape](S t, const S* x_prior, const S* x_plus) { return tape->jump_value(t, x_plus, x_prior); };
-      }
-    } else {
-      value = [f = e.function, c = e.constants, lib = e.library](S t, const S* x) {
+    value = value_of(e);
+    if (a.reads_prior && e.tape) {
+      jump = [tape = e.tape](S t, const S* x_prior, const S* x_plus) { return tape->jump_value(t, x_plus, x_prior); };
+    } else if (a.reads_prior) {
+      jump = [f = e.function, c = e.constants, lib = e.library](S t, const S* x_prior, const S* x_plus) {
         Raw<S> out;
-        f(c->data(), *raw(&t), Raw<S>(0), raw(x), raw(x), nullptr, &out);
+        f(c->data(), *raw(&t), Raw<S>(1), raw(x_plus), raw(x_prior), nullptr, &out);
         return S(out);
       };
-      if (a.reads_prior) {
-        jump = [f = e.function, c = e.constants, lib = e.library](S t, const S* x_prior, const S* x_plus) {
-          Raw<S> out;
-          f(c->data(), *raw(&t), Raw<S>(1), raw(x_plus), raw(x_prior), nullptr, &out);
-          return S(out);
-        };
-      }
     }
     EventRate<S> rate;
     if (a.rate >= 0) {
@@ -322,6 +350,10 @@ ProgramSet programs_of(const ModelSpec& spec) {
     add_reset(tr.resets);
   }
   if (spec.zeno) add_reset(spec.zeno->resets);
+  for (const auto& part : spec.parts) {
+    set.add(spec.graph, {part.surface});
+    set.add(spec.graph, {part.rate_up, part.rate_down});
+  }
   return set;
 }
 

@@ -76,6 +76,17 @@ struct ModeSpec {
   Location where;
 };
 
+// A switch part (core/switch_parts.hpp) made of a condition inside a field: its state, its
+// switching function s (side +1 where s >= 0, where the condition holds) and the rate of s along
+// the field with the part's sigma at +1 and at -1; reads: the other states those read.
+struct PartSpec {
+  std::string name;
+  int state = -1;
+  NodeId surface = -1, rate_up = -1, rate_down = -1;
+  std::vector<int> reads;
+  Location where;
+};
+
 struct PresetSpec {
   std::string name;
   std::string description;
@@ -120,6 +131,7 @@ struct ModelSpec {
   };
   std::vector<Initial> initial;
   std::vector<TransitionSpec> transitions;  // in declaration order (priority within a mode)
+  std::vector<PartSpec> parts;  // the switch parts of a one-mode model's many conditions (split.cpp)
   std::optional<ZenoSpec> zeno;
   std::vector<PresetSpec> presets;
   std::vector<RequirementSpec> requirements;

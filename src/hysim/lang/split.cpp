@@ -40,7 +40,10 @@ class Splitter {
 
   void run() {
     std::vector<ModeSpec> modes = split_modes();
-    if (modes.size() == spec_.modes.size()) return;  // nothing switches
+    if (modes.size() == spec_.modes.size()) {  // nothing split; a mode's conditions may be parts
+      if (!spec_.parts.empty()) spec_.modes = std::move(modes);
+      return;
+    }
     std::vector<TransitionSpec> transitions = split_transitions();
     std::vector<ModelSpec::Initial> initial = split_initial();
     if (spec_.zeno) spec_.zeno->mode = parts_[static_cast<std::size_t>(spec_.zeno->mode)][0];
@@ -60,11 +63,21 @@ class Splitter {
       const ModeSpec& mode = spec_.modes[m];
       std::vector<NodeId> found;
       if (!mode.algebraic) found = switches_of(mode.field);
+      if (static_cast<int>(found.size()) > kMaxSwitches && spec_.modes.size() == 1) {
+        ModeSpec with_parts;
+        if (make_parts(mode, found, &with_parts)) {
+          conditions_[m] = {};
+          parts_[m].push_back(static_cast<int>(modes.size()));
+          modes.push_back(std::move(with_parts));
+          continue;
+        }
+      }
       if (static_cast<int>(found.size()) > kMaxSwitches) {
         spec_.warnings.push_back(Diagnostic{Severity::kWarning, mode.where,
                                             "mode '" + mode.name + "' switches on " + std::to_string(found.size()) +
                                                 " conditions; more than " + std::to_string(kMaxSwitches) +
-                                                " are stepped across, not located (write them as modes)"});
+                                                " are stepped across, not located (write them as modes; a model of one mode makes them switch "
+                                                "parts when each is one comparison)"});
         found.clear();
       }
       conditions_[m] = found;
@@ -79,6 +92,135 @@ class Splitter {
       }
     }
     return modes;
+  }
+
+  // A model of one mode whose field switches on more than kMaxSwitches conditions: each
+  // condition becomes a switch part (core/switch_parts.hpp) with a state sigma of its own,
+  // which the field reads as Filippov's convex combination of the two branches
+  //   if c then a else b -> (1 + sigma)/2 a + (1 - sigma)/2 b    abs(a) -> sigma a
+  //   sign(a) -> sigma     min, max -> as `if` on their condition
+  // (exactly the branch at sigma = +1 or -1, b finite). Its surface s is a - b for c = a >= b
+  // or a > b, b - a for a < b or a <= b; its rates are ds/dt along the field with sigma at +1
+  // and at -1. False, nothing changed, when a condition is not one comparison or a rate reads
+  // another part's sigma (surfaces that slide together are solved one by one).
+  bool make_parts(const ModeSpec& mode, const std::vector<NodeId>& found, ModeSpec* out) {
+    const int first = static_cast<int>(spec_.states.size()), count = static_cast<int>(found.size());
+    std::map<NodeId, NodeId> sigma;
+    std::vector<NodeId> surfaces;
+    for (int j = 0; j < count; ++j) {
+      const Node c = g_[found[static_cast<std::size_t>(j)]];
+      const bool up = c.op == Op::kGreater || c.op == Op::kGreaterEqual;
+      if (!up && c.op != Op::kLess && c.op != Op::kLessEqual) return false;
+      surfaces.push_back(g_.apply(Op::kSubtract, {c.args[up ? 0 : 1], c.args[up ? 1 : 0]}));
+      sigma[found[static_cast<std::size_t>(j)]] = g_.leaf(Op::kState, first + j);
+    }
+    ModeSpec with_parts = mode;
+    std::map<NodeId, NodeId> memo;
+    for (NodeId& d : with_parts.field) d = soften(d, sigma, &memo);
+    std::vector<PartSpec> parts;
+    for (int j = 0; j < count; ++j) {
+      PartSpec part;
+      part.state = first + j;
+      part.surface = surfaces[static_cast<std::size_t>(j)];
+      std::map<NodeId, NodeId> along_memo;
+      const NodeId along = substitute(g_.rate(part.surface), [&](const Node& leaf) {
+        return leaf.op == Op::kFieldValue ? with_parts.field[static_cast<std::size_t>(leaf.index)] : -1;
+      }, &along_memo);
+      for (const char* side : {"1", "-1"}) {
+        std::map<NodeId, NodeId> side_memo;
+        const NodeId value = g_.constant(side);
+        (side[0] == '1' ? part.rate_up : part.rate_down) = substitute(along, [&](const Node& leaf) {
+          return leaf.op == Op::kState && leaf.index == part.state ? value : -1;
+        }, &side_memo);
+      }
+      std::set<int> reads;
+      std::set<NodeId> seen;
+      for (NodeId id : {part.surface, part.rate_up, part.rate_down}) states_read(id, &reads, &seen);
+      for (int r : reads) {
+        if (r >= first) return false;
+        part.reads.push_back(r);
+      }
+      part.name = unused_name("switch" + std::to_string(j + 1));
+      part.where = mode.where;
+      parts.push_back(std::move(part));
+    }
+    for (int j = 0; j < count; ++j) {
+      const PartSpec& part = parts[static_cast<std::size_t>(j)];
+      spec_.states.push_back(StateInfo{part.name, g_.constant("1"),
+                                       "the switch part of " + spec_.print(found[static_cast<std::size_t>(j)]),
+                                       mode.where});
+      with_parts.field.push_back(g_.constant("0"));
+    }
+    spec_.parts = std::move(parts);
+    *out = std::move(with_parts);
+    return true;
+  }
+
+  // The field with each switching construct of a part's condition read through its sigma.
+  NodeId soften(NodeId id, const std::map<NodeId, NodeId>& sigma, std::map<NodeId, NodeId>* memo) {
+    if (g_.is_constant(id)) return id;
+    if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
+    const Node node = g_[id];
+    if (node.op == Op::kStepped) return id;
+    std::vector<NodeId> args;
+    for (NodeId a : node.args) args.push_back(soften(a, sigma, memo));
+    NodeId result = -1;
+    const NodeId c = condition_of(node);
+    if (const auto s = c >= 0 ? sigma.find(c) : sigma.end(); s != sigma.end()) {
+      const NodeId one = g_.constant("1"), two = g_.constant("2");
+      const auto weigh = [&](NodeId holds, NodeId fails) {  // (1 + sigma)/2 holds + (1 - sigma)/2 fails
+        const NodeId up = g_.apply(Op::kDivide, {g_.apply(Op::kAdd, {one, s->second}), two});
+        const NodeId down = g_.apply(Op::kDivide, {g_.apply(Op::kSubtract, {one, s->second}), two});
+        return g_.apply(Op::kAdd, {g_.apply(Op::kMultiply, {up, holds}), g_.apply(Op::kMultiply, {down, fails})});
+      };
+      switch (node.op) {
+        case Op::kSelect: result = weigh(args[1], args[2]); break;
+        case Op::kAbs: result = g_.apply(Op::kMultiply, {s->second, args[0]}); break;
+        case Op::kSign: result = s->second; break;
+        case Op::kMin: case Op::kMax: result = weigh(args[1], args[0]); break;
+        default: break;
+      }
+    }
+    if (result < 0) result = node.args.empty() ? id : g_.apply(node.op, std::move(args));
+    memo->emplace(id, result);
+    return result;
+  }
+
+  // id with each leaf for which `replace` gives a node (not -1) replaced by it.
+  template <class Replace>
+  NodeId substitute(NodeId id, const Replace& replace, std::map<NodeId, NodeId>* memo) {
+    if (g_.is_constant(id)) return id;
+    if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
+    const Node node = g_[id];
+    NodeId result = id;
+    if (node.args.empty()) {
+      if (const NodeId r = replace(node); r >= 0) result = r;
+    } else {
+      std::vector<NodeId> args;
+      for (NodeId a : node.args) args.push_back(substitute(a, replace, memo));
+      if (args != node.args) result = g_.apply(node.op, std::move(args));
+    }
+    memo->emplace(id, result);
+    return result;
+  }
+
+  void states_read(NodeId id, std::set<int>* reads, std::set<NodeId>* seen) const {
+    if (g_.is_constant(id) || !seen->insert(id).second) return;
+    const Node& node = g_[id];
+    if (node.op == Op::kState || node.op == Op::kPrior) reads->insert(node.index);
+    for (NodeId a : node.args) states_read(a, reads, seen);
+  }
+
+  // `name`, or it with underscores appended until no state, parameter or let has it.
+  std::string unused_name(std::string name) const {
+    const auto taken = [&](const std::string& candidate) {
+      for (const auto& x : spec_.states) if (x.name == candidate) return true;
+      for (const auto& p : spec_.parameters) if (p.name == candidate) return true;
+      for (const auto& l : spec_.lets) if (l.name == candidate) return true;
+      return false;
+    };
+    while (taken(name)) name += "_";
+    return name;
   }
 
   // The part of `mode` where condition j holds when bit j of `bits` is set.
