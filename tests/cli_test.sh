@@ -386,11 +386,14 @@ check "--param sets a table's initial value by its name: y(1) = 2 (1 + 1e-4)^1e4
 "$HYSIM" run "$MODELS/rules/exponential.rules.tsv" --param Z=2 >/dev/null 2>"$TMP/rules-param.err"
 check "--param naming no variable of the table exits 2" test $? -eq 2
 check "... and names the table" grep -q "exponential.rules.tsv" "$TMP/rules-param.err"
-# Six relays: more switches than the compiler splits into modes; the engine's translation says so.
+# Six relays, each integrated by the next variable: more switches than the compiler splits into
+# modes, and coupled (a surface's rate reads another relay), so no switch parts either; the
+# engine's translation says so.
 printf '[initial]\na\t1\nb\t2\nc\t3\nd\t4\ne\t5\nf\t6\n[rules]\nNo\tVariable\tProcedure\tArgument 1\n' >"$TMP/six.rules.tsv"
 n=0
-for v in a b c d e f; do
-  printf '%d\tr%s\trelay\t%s\n%d\t%s\tintegral\tr%s\n' $((n + 1)) "$v" "$v" $((n + 2)) "$v" "$v" >>"$TMP/six.rules.tsv"
+for pair in a:b b:c c:d d:e e:f f:a; do
+  v=${pair%:*} w=${pair#*:}
+  printf '%d\tr%s\trelay\t%s\n%d\t%s\tintegral\tr%s\n' $((n + 1)) "$v" "$v" $((n + 2)) "$w" "$v" >>"$TMP/six.rules.tsv"
   n=$((n + 2))
 done
 "$HYSIM" check "$TMP/six.rules.tsv" >"$TMP/six.out" 2>&1

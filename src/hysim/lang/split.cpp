@@ -34,65 +34,23 @@ namespace {
 // (its switches stepped across) and a warning says so.
 constexpr int kMaxSwitches = 5;
 
-class Splitter {
+// The condition a switching construct branches on, or -1.
+NodeId condition_of(Graph& g, const Node& node) {
+  const NodeId zero = g.constant("0");
+  switch (node.op) {
+    case Op::kSelect: return node.args[0];
+    case Op::kAbs:
+    case Op::kSign: return g.apply(Op::kGreaterEqual, {node.args[0], zero});
+    case Op::kMin: return g.apply(Op::kLess, {node.args[1], node.args[0]});
+    case Op::kMax: return g.apply(Op::kLess, {node.args[0], node.args[1]});
+    default: return -1;
+  }
+}
+
+// Switch parts of a one-mode model's many conditions (core/switch_parts.hpp).
+class PartMaker {
  public:
-  explicit Splitter(ModelSpec* spec) : spec_(*spec), g_(spec->graph) {}
-
-  void run() {
-    std::vector<ModeSpec> modes = split_modes();
-    if (modes.size() == spec_.modes.size()) {  // nothing split; a mode's conditions may be parts
-      if (!spec_.parts.empty()) spec_.modes = std::move(modes);
-      return;
-    }
-    std::vector<TransitionSpec> transitions = split_transitions();
-    std::vector<ModelSpec::Initial> initial = split_initial();
-    if (spec_.zeno) spec_.zeno->mode = parts_[static_cast<std::size_t>(spec_.zeno->mode)][0];
-    spec_.modes = std::move(modes);
-    spec_.transitions = std::move(transitions);
-    spec_.initial = std::move(initial);
-  }
-
- private:
-  // The parts of every mode (parts_: old mode -> new indices) and the conditions each
-  // switches on (conditions_), one mode per combination of its branches.
-  std::vector<ModeSpec> split_modes() {
-    std::vector<ModeSpec> modes;
-    parts_.assign(spec_.modes.size(), {});
-    conditions_.assign(spec_.modes.size(), {});
-    for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
-      const ModeSpec& mode = spec_.modes[m];
-      std::vector<NodeId> found;
-      if (!mode.algebraic) found = switches_of(mode.field);
-      if (static_cast<int>(found.size()) > kMaxSwitches && spec_.modes.size() == 1) {
-        ModeSpec with_parts;
-        if (make_parts(mode, found, &with_parts)) {
-          conditions_[m] = {};
-          parts_[m].push_back(static_cast<int>(modes.size()));
-          modes.push_back(std::move(with_parts));
-          continue;
-        }
-      }
-      if (static_cast<int>(found.size()) > kMaxSwitches) {
-        spec_.warnings.push_back(Diagnostic{Severity::kWarning, mode.where,
-                                            "mode '" + mode.name + "' switches on " + std::to_string(found.size()) +
-                                                " conditions; more than " + std::to_string(kMaxSwitches) +
-                                                " are stepped across, not located (write them as modes; a model of one mode makes them switch "
-                                                "parts when each is one comparison)"});
-        found.clear();
-      }
-      conditions_[m] = found;
-      if (found.empty()) {
-        parts_[m].push_back(static_cast<int>(modes.size()));
-        modes.push_back(mode);
-        continue;
-      }
-      for (unsigned bits = 0; bits < (1u << found.size()); ++bits) {
-        parts_[m].push_back(static_cast<int>(modes.size()));
-        modes.push_back(part(mode, found, bits));
-      }
-    }
-    return modes;
-  }
+  explicit PartMaker(ModelSpec* spec) : spec_(*spec), g_(spec->graph) {}
 
   // A model of one mode whose field switches on more than kMaxSwitches conditions: each
   // condition becomes a switch part (core/switch_parts.hpp) with a state sigma of its own,
@@ -103,7 +61,7 @@ class Splitter {
   // or a > b, b - a for a < b or a <= b; its rates are ds/dt along the field with sigma at +1
   // and at -1. False, nothing changed, when a condition is not one comparison or a rate reads
   // another part's sigma (surfaces that slide together are solved one by one).
-  bool make_parts(const ModeSpec& mode, const std::vector<NodeId>& found, ModeSpec* out) {
+  bool make(const ModeSpec& mode, const std::vector<NodeId>& found, ModeSpec* out) {
     const int first = static_cast<int>(spec_.states.size()), count = static_cast<int>(found.size());
     std::map<NodeId, NodeId> sigma;
     std::vector<NodeId> surfaces;
@@ -156,6 +114,7 @@ class Splitter {
     return true;
   }
 
+ private:
   // The field with each switching construct of a part's condition read through its sigma.
   NodeId soften(NodeId id, const std::map<NodeId, NodeId>& sigma, std::map<NodeId, NodeId>* memo) {
     if (g_.is_constant(id)) return id;
@@ -165,7 +124,7 @@ class Splitter {
     std::vector<NodeId> args;
     for (NodeId a : node.args) args.push_back(soften(a, sigma, memo));
     NodeId result = -1;
-    const NodeId c = condition_of(node);
+    const NodeId c = condition_of(g_, node);
     if (const auto s = c >= 0 ? sigma.find(c) : sigma.end(); s != sigma.end()) {
       const NodeId one = g_.constant("1"), two = g_.constant("2");
       const auto weigh = [&](NodeId holds, NodeId fails) {  // (1 + sigma)/2 holds + (1 - sigma)/2 fails
@@ -221,6 +180,70 @@ class Splitter {
     };
     while (taken(name)) name += "_";
     return name;
+  }
+
+  ModelSpec& spec_;
+  Graph& g_;
+};
+
+class Splitter {
+ public:
+  explicit Splitter(ModelSpec* spec) : spec_(*spec), g_(spec->graph) {}
+
+  void run() {
+    std::vector<ModeSpec> modes = split_modes();
+    if (modes.size() == spec_.modes.size()) {  // nothing split; a mode's conditions may be parts
+      if (!spec_.parts.empty()) spec_.modes = std::move(modes);
+      return;
+    }
+    std::vector<TransitionSpec> transitions = split_transitions();
+    std::vector<ModelSpec::Initial> initial = split_initial();
+    if (spec_.zeno) spec_.zeno->mode = parts_[static_cast<std::size_t>(spec_.zeno->mode)][0];
+    spec_.modes = std::move(modes);
+    spec_.transitions = std::move(transitions);
+    spec_.initial = std::move(initial);
+  }
+
+ private:
+  // The parts of every mode (parts_: old mode -> new indices) and the conditions each
+  // switches on (conditions_), one mode per combination of its branches.
+  std::vector<ModeSpec> split_modes() {
+    std::vector<ModeSpec> modes;
+    parts_.assign(spec_.modes.size(), {});
+    conditions_.assign(spec_.modes.size(), {});
+    for (std::size_t m = 0; m < spec_.modes.size(); ++m) {
+      const ModeSpec& mode = spec_.modes[m];
+      std::vector<NodeId> found;
+      if (!mode.algebraic) found = switches_of(mode.field);
+      if (static_cast<int>(found.size()) > kMaxSwitches && spec_.modes.size() == 1) {
+        ModeSpec with_parts;
+        if (PartMaker(&spec_).make(mode, found, &with_parts)) {
+          conditions_[m] = {};
+          parts_[m].push_back(static_cast<int>(modes.size()));
+          modes.push_back(std::move(with_parts));
+          continue;
+        }
+      }
+      if (static_cast<int>(found.size()) > kMaxSwitches) {
+        spec_.warnings.push_back(Diagnostic{Severity::kWarning, mode.where,
+                                            "mode '" + mode.name + "' switches on " + std::to_string(found.size()) +
+                                                " conditions; more than " + std::to_string(kMaxSwitches) +
+                                                " are stepped across, not located (write them as modes; a model of one mode makes them switch "
+                                                "parts when each is one comparison)"});
+        found.clear();
+      }
+      conditions_[m] = found;
+      if (found.empty()) {
+        parts_[m].push_back(static_cast<int>(modes.size()));
+        modes.push_back(mode);
+        continue;
+      }
+      for (unsigned bits = 0; bits < (1u << found.size()); ++bits) {
+        parts_[m].push_back(static_cast<int>(modes.size()));
+        modes.push_back(part(mode, found, bits));
+      }
+    }
+    return modes;
   }
 
   // The part of `mode` where condition j holds when bit j of `bits` is set.
@@ -298,7 +321,7 @@ class Splitter {
       if (!seen.insert(id).second || g_.is_constant(id)) continue;
       const Node node = g_[id];
       if (node.op == Op::kStepped) continue;  // the user asked for these switches to be stepped across
-      const NodeId c = condition_of(node);
+      const NodeId c = condition_of(g_, node);
       if (c >= 0 && !g_.is_constant(c) && locatable(c) &&
           std::find(found.begin(), found.end(), c) == found.end()) {
         found.push_back(c);
@@ -306,19 +329,6 @@ class Splitter {
       for (auto a = node.args.rbegin(); a != node.args.rend(); ++a) pending.push_back(*a);
     }
     return found;
-  }
-
-  // The condition a switching construct branches on, or -1.
-  NodeId condition_of(const Node& node) {
-    const NodeId zero = g_.constant("0");
-    switch (node.op) {
-      case Op::kSelect: return node.args[0];
-      case Op::kAbs:
-      case Op::kSign: return g_.apply(Op::kGreaterEqual, {node.args[0], zero});
-      case Op::kMin: return g_.apply(Op::kLess, {node.args[1], node.args[0]});
-      case Op::kMax: return g_.apply(Op::kLess, {node.args[0], node.args[1]});
-      default: return -1;
-    }
   }
 
   // Conditions made of <, <=, >, >= joined by &&, || and !: the engine can locate them.
@@ -341,7 +351,7 @@ class Splitter {
     std::vector<NodeId> args;
     for (NodeId a : node.args) args.push_back(freeze(a, branch, memo));
     NodeId result = -1;
-    const NodeId c = condition_of(node);
+    const NodeId c = condition_of(g_, node);
     const auto chosen = c >= 0 ? branch.find(c) : branch.end();
     if (chosen != branch.end()) {
       const bool holds = chosen->second;
