@@ -172,6 +172,37 @@ TEST(SwitchParts, AModelFileOfManyConditionsMakesParts) {
   }
 }
 
+// Three relays in one mode: split into 8 modes, two of them sliding at once sent the run back
+// and forth between modes without end (10,000 events at one t); as parts each slides alone.
+TEST(SwitchParts, ThreeRelaysOfAModelFileSlideEachOnItsOwn) {
+  const std::vector<double> x0 = {0.3, 0.45, 0.7};
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("three.hym",
+      "model three\nstate x0 = 0.3, x1 = 0.45, x2 = 0.7\nmode m {\n"
+      "  der(x0) = -sign(x0 - 0.05) + 0.1*sin(1*t)\n  der(x1) = -sign(x1 - 0.05) + 0.1*sin(2*t)\n"
+      "  der(x2) = -sign(x2 - 0.05) + 0.1*sin(3*t)\n}\n"));
+  ASSERT_EQ(spec->parts.size(), 3u);
+  ASSERT_EQ(spec->modes.size(), 1u);
+  const ModelEntry entry = lang::model_entry(spec);
+  const Model<double> model = entry.make<double>(entry.default_values());
+  Events events;
+  const RunResult<double> result = run(model, 2.0, &events);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), 3u);
+  for (std::size_t e = 0; e < 3; ++e) {
+    EXPECT_EQ(events.rows[e].guard, "switch" + std::to_string(e + 1));
+    EXPECT_NEAR(events.rows[e].t, static_cast<double>(many_relays::arrival(x0[e], e)), 1e-9);
+    EXPECT_EQ(result.x[3 + e], 0.0);
+  }
+}
+
+// A condition on t alone keeps the modes: their guard has the exact root of a time event.
+TEST(SwitchParts, AConditionOnTimeKeepsTheModes) {
+  const lang::ModelSpec spec = lang::compile_text("timed.hym",
+      "model timed\nstate x = 0\nmode m {\n  der(x) = (if t >= 1 then 1 else 2) - sign(x - 3)\n}\n");
+  EXPECT_TRUE(spec.parts.empty());
+  EXPECT_EQ(spec.modes.size(), 4u);
+}
+
 // A model of two modes keeps the warning: its many conditions are stepped across.
 TEST(SwitchParts, ManyConditionsInAModelOfTwoModesAreSteppedAcross) {
   std::string text = "model two\nstate x = 1, y = 1\nmode a {\n  der(x) = sign(x - 0.1) + sign(x - 0.2) + sign(x - 0.3) + "

@@ -20,6 +20,14 @@
 // mode is mythical, 003), so the right branch is reached within the event. The initial mode
 // is chosen by the conditions at the initial state. User transitions out of m are copied to
 // every part, before the implicit ones (they keep their priority).
+//
+// A model of one mode whose field switches on two or more conditions, each one comparison of
+// something that reads the state, and whose surfaces' rates along the field each read no other
+// condition's branch, is not split: each condition becomes a switch part
+// (core/switch_parts.hpp, PartMaker below), a state sigma read by the field, so that k
+// independent switches cost k states instead of 2^k modes and each slides on its own surface.
+// One condition keeps the two modes (the engine classifies its sliding); coupled surfaces keep
+// the modes and their corners (Dieci and Lopez's bilinear weights).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -30,8 +38,8 @@ namespace hysim::lang {
 
 namespace {
 
-// More switching functions than this in one mode would make 2^k modes: the mode is left whole
-// (its switches stepped across) and a warning says so.
+// More switching functions than this in one mode would make 2^k modes: unless they can be
+// switch parts, the mode is left whole (its switches stepped across) and a warning says so.
 constexpr int kMaxSwitches = 5;
 
 // The condition a switching construct branches on, or -1.
@@ -59,7 +67,8 @@ class PartMaker {
   //   sign(a) -> sigma     min, max -> as `if` on their condition
   // (exactly the branch at sigma = +1 or -1, b finite). Its surface s is a - b for c = a >= b
   // or a > b, b - a for a < b or a <= b; its rates are ds/dt along the field with sigma at +1
-  // and at -1. False, nothing changed, when a condition is not one comparison or a rate reads
+  // and at -1. False, nothing changed, when a condition is not one comparison of something that
+  // reads the state (a time event keeps its exact root as a mode's guard) or a rate reads
   // another part's sigma (surfaces that slide together are solved one by one).
   bool make(const ModeSpec& mode, const std::vector<NodeId>& found, ModeSpec* out) {
     const int first = static_cast<int>(spec_.states.size()), count = static_cast<int>(found.size());
@@ -69,6 +78,7 @@ class PartMaker {
       const Node c = g_[found[static_cast<std::size_t>(j)]];
       const bool up = c.op == Op::kGreater || c.op == Op::kGreaterEqual;
       if (!up && c.op != Op::kLess && c.op != Op::kLessEqual) return false;
+      if (!g_.reads_state(found[static_cast<std::size_t>(j)])) return false;  // a time event: modes locate it exactly
       surfaces.push_back(g_.apply(Op::kSubtract, {c.args[up ? 0 : 1], c.args[up ? 1 : 0]}));
       sigma[found[static_cast<std::size_t>(j)]] = g_.leaf(Op::kState, first + j);
     }
@@ -215,7 +225,7 @@ class Splitter {
       const ModeSpec& mode = spec_.modes[m];
       std::vector<NodeId> found;
       if (!mode.algebraic) found = switches_of(mode.field);
-      if (static_cast<int>(found.size()) > kMaxSwitches && spec_.modes.size() == 1) {
+      if (found.size() >= 2 && spec_.modes.size() == 1) {  // parts, not 2^k modes, where they can be
         ModeSpec with_parts;
         if (PartMaker(&spec_).make(mode, found, &with_parts)) {
           conditions_[m] = {};
