@@ -2,7 +2,7 @@
 // (core/switch_parts.hpp), so the model has N discrete states instead of 2^N modes.
 //
 //   build/bench/many_relays_bench [--n 10,100,200,1000] [--strategies gamma-refine,cvode]
-//                                 [--t-end 1.5] [--rtol 1e-10]
+//                                 [--t-end 1.5] [--rtol 1e-12]
 //
 // The model (bench/many_relays.hpp): x_i' = -sign(x_i - 0.05) + 0.1 sin((i+1) t), x_i(0)
 // pseudo-random in [0.3, 1.3); each relay reaches 0.05 once, at a root computed by bisection
@@ -50,7 +50,7 @@ struct Row {
 
 [[noreturn]] void usage(const std::string& message) {
   std::fprintf(stderr, "many_relays_bench: %s\nusage: many_relays_bench [--n 10,100,200,1000] "
-                       "[--strategies gamma-refine,cvode] [--t-end 1.5] [--rtol 1e-10]\n", message.c_str());
+                       "[--strategies gamma-refine,cvode] [--t-end 1.5] [--rtol 1e-12]\n", message.c_str());
   std::exit(2);
 }
 
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::size_t> sizes = {10, 100, 200, 1000};
     std::vector<std::string> strategies = {"gamma-refine"};
-    double t_end = 1.5, rtol = 1e-10;
+    double t_end = 1.5, rtol = 1e-12;
     for (int a = 1; a < argc; ++a) {
       const std::string arg = argv[a];
       if (a + 1 >= argc) usage(std::string("option ").append(arg).append(" needs a value"));
