@@ -1,0 +1,169 @@
+// Components (core/components.hpp): parallel parts with their own modes, guards and resets,
+// whose global mode is never enumerated, against closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "hysim/core/components.hpp"
+#include "hysim/core/model.hpp"
+#include "hysim/simulator.hpp"
+
+namespace hysim {
+namespace {
+
+// Room i: T_i' = -k_i T_i + 30 k_i q_i (outside at 0; heating to an equilibrium of 30 when
+// on), thermostat with hysteresis: off -> on at T <= 18, on -> off at T >= 22. From T = 20,
+// off: it reaches 18 at ln(20/18)/k, then heats for ln(12/8)/k, cools for ln(22/18)/k, ...
+constexpr double kLow = 18, kHigh = 22, kHeat = 30;
+
+Model<double> rooms(const std::vector<double>& k, bool counted) {
+  Model<double> model;
+  model.name = "rooms";
+  const std::size_t n = k.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    model.state_names.push_back("T" + std::to_string(i));
+    model.x0.push_back(20.0);
+  }
+  if (counted) {
+    model.state_names.push_back("switched_on");
+    model.x0.push_back(0.0);
+  }
+  const std::size_t q = model.state_names.size();  // the components' states follow
+  model.add_mode("building", [k, n, q](double, const double* x, double* dxdt) {
+    for (std::size_t i = 0; i < n; ++i) dxdt[i] = -k[i] * x[i] + kHeat * k[i] * x[q + i];
+    if (q > n) dxdt[n] = 0;
+  });
+  std::vector<Component<double>> thermostats;
+  for (std::size_t i = 0; i < n; ++i) {
+    Component<double> c;
+    c.name = "room" + std::to_string(i);
+    c.modes = {"off", "on"};
+    ComponentTransition<double> on{"heat_on", "off", "on",
+                                   Guard<double>::atom("T - 18", [i](double, const double* x) { return x[i] - kLow; },
+                                                       Relation::kLessEqual,
+                                                       [i](double, const double*, const double* f) { return f[i]; }),
+                                   {}};
+    if (counted) on.reset = [n](double, const double* x, double* x_plus) { x_plus[n] = x[n] + 1; };
+    ComponentTransition<double> off{"heat_off", "on", "off",
+                                    Guard<double>::atom("T - 22", [i](double, const double* x) { return x[i] - kHigh; },
+                                                        Relation::kGreaterEqual,
+                                                        [i](double, const double*, const double* f) { return f[i]; }),
+                                    {}};
+    c.transitions = {on, off};
+    thermostats.push_back(std::move(c));
+  }
+  EXPECT_EQ(add_components(model, std::move(thermostats)), q);
+  model.finalize();
+  return model;
+}
+
+// The switching times of a room of rate k up to t_end.
+std::vector<long double> switchings(double k, double t_end) {
+  std::vector<long double> times;
+  long double t = std::log(20.0L / 18.0L) / k;
+  const long double heating = std::log(12.0L / 8.0L) / k, cooling = std::log(22.0L / 18.0L) / k;
+  for (bool on = true; t <= t_end; on = !on) {
+    times.push_back(t);
+    t += on ? heating : cooling;
+  }
+  return times;
+}
+
+struct Records final : public Observer<double> {
+  struct Row {
+    double t;
+    std::string guard;
+    std::vector<double> post;
+  };
+  std::vector<Row> rows;
+  void on_event(const EventRecord<double>& r) override {
+    rows.push_back({r.t, std::string(r.guard), {r.x_post.begin(), r.x_post.end()}});
+  }
+};
+
+RunResult<double> run(const Model<double>& model, double t_end, Records* records) {
+  SimulationOptions options;
+  options.t_end = t_end;
+  options.rtol = 1e-11;
+  options.atol = 1e-11;
+  Simulator<double> simulator(model, options);
+  return simulator.run(records);
+}
+
+TEST(Components, FortyThermostatsSwitchAtTheirClosedFormTimes) {
+  constexpr std::size_t n = 40;
+  std::vector<double> k(n);
+  for (std::size_t i = 0; i < n; ++i) k[i] = 0.5 + std::fmod(0.6180339887 * double(i + 1), 1.0);
+  const Model<double> model = rooms(k, true);
+  ASSERT_EQ(model.modes.size(), 1u);  // 2^40 global modes, none enumerated
+  constexpr double t_end = 6;
+  Records records;
+  const RunResult<double> result = run(model, t_end, &records);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  std::vector<std::vector<double>> seen(n);
+  std::size_t switched_on = 0;
+  for (const auto& row : records.rows) {
+    const std::size_t dot = row.guard.find('.');
+    const std::size_t i = std::stoul(row.guard.substr(4, dot - 4));
+    const bool on = row.guard.substr(dot + 1) == "heat_on";
+    switched_on += on;
+    EXPECT_EQ(row.post[n + 1 + i], on ? 1.0 : 0.0) << row.guard;
+    seen[i].push_back(row.t);
+  }
+  std::size_t expected_on = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto exact = switchings(k[i], t_end);
+    ASSERT_EQ(seen[i].size(), exact.size()) << "room " << i;
+    for (std::size_t e = 0; e < exact.size(); ++e) {
+      EXPECT_NEAR(seen[i][e], static_cast<double>(exact[e]), 1e-9) << "room " << i << " switch " << e;
+      expected_on += e % 2 == 0;
+    }
+  }
+  EXPECT_EQ(switched_on, expected_on);
+  EXPECT_EQ(result.x[n], static_cast<double>(expected_on));  // the counter, reset by every heat_on
+}
+
+// Two identical rooms switch at the same instants: both transitions are taken at each, one
+// after the other within the event, and each is recorded.
+TEST(Components, TwoComponentsSwitchingTogetherBothSwitch) {
+  const Model<double> model = rooms({1.0, 1.0}, false);
+  Records records;
+  const RunResult<double> result = run(model, 1.0, &records);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  const auto exact = switchings(1.0, 1.0);  // on, off, on
+  ASSERT_EQ(exact.size(), 3u);
+  ASSERT_EQ(records.rows.size(), 6u);
+  for (std::size_t e = 0; e < 6; ++e) {
+    const auto& row = records.rows[e];
+    EXPECT_NEAR(row.t, static_cast<double>(exact[e / 2]), 1e-9) << row.guard;
+    EXPECT_EQ(row.guard, std::string(e % 2 == 0 ? "room0." : "room1.") + (e / 2 == 1 ? "heat_off" : "heat_on"));
+  }
+  EXPECT_EQ(records.rows[0].t, records.rows[1].t);  // one instant, both components
+  EXPECT_EQ(result.x[2], 1.0);
+  EXPECT_EQ(result.x[3], 1.0);
+}
+
+TEST(Components, BadComponentsAreModelErrors) {
+  Model<double> model;
+  model.name = "bad";
+  model.state_names = {"x"};
+  model.x0 = {1.0};
+  model.add_mode("m", [](double, const double*, double* dxdt) { dxdt[0] = 0; });
+  Component<double> c;
+  c.name = "c";
+  c.modes = {"a", "b"};
+  c.transitions.push_back({"go", "a", "nowhere", Guard<double>::atom("x", [](double, const double* x) { return x[0]; },
+                                                                     Relation::kLess), {}});
+  try {
+    add_components(model, {c});
+    FAIL() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("'nowhere' is none of its modes"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace hysim
