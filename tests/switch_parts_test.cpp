@@ -16,6 +16,7 @@
 #include "hysim/lang/native.hpp"
 #include "hysim/lang/spec.hpp"
 #include "hysim/lang/syntax.hpp"
+#include "hysim/peers/peers.hpp"
 #include "hysim/simulator.hpp"
 
 namespace hysim {
@@ -69,6 +70,54 @@ void expect_relays(std::size_t n, const std::string& strategy = {}) {
 TEST(SwitchParts, TwentyRelaysArriveAtTheirRootsAndSlide) { expect_relays(20); }
 
 TEST(SwitchParts, RelaysUnderTheBisectionStrategy) { expect_relays(20, "bisection"); }
+
+// Two identical relays x_j' = -sign(x_j - 0.05) + 0.1 sin(t) arrive at one instant: both
+// slide, one after the other in the chain.
+TEST(SwitchParts, TwoPartsArrivingTogetherBothSlide) {
+  Model<double> model;
+  model.name = "twins";
+  model.state_names = {"x0", "x1"};
+  model.x0 = {0.5, 0.5};
+  model.add_mode("m", [](double t, const double* x, double* dxdt) {
+    for (int j = 0; j < 2; ++j) dxdt[j] = -x[2 + j] + many_relays::kAmplitude * std::sin(t);
+  });
+  std::vector<SwitchPart<double>> parts(2);
+  for (std::size_t j = 0; j < 2; ++j) {
+    parts[j].name = j == 0 ? "a" : "b";
+    parts[j].surface = [j](double, const double* x) { return x[j] - many_relays::kLevel; };
+    parts[j].rate = [](double t, const double*, double sigma) { return -sigma + many_relays::kAmplitude * std::sin(t); };
+  }
+  add_switch_parts(model, std::move(parts));
+  model.finalize();
+  Events events;
+  const RunResult<double> result = run(model, 1.0, &events);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), 2u);
+  EXPECT_EQ(events.rows[0].t, events.rows[1].t);
+  EXPECT_NEAR(events.rows[0].t, static_cast<double>(many_relays::arrival(0.5, 0)), 1e-9);
+  EXPECT_EQ(result.x[2], 0.0);
+  EXPECT_EQ(result.x[3], 0.0);
+}
+
+#if HYSIM_HAVE_CVODE
+// Under the CVODE peer the parts are root functions: every relay arrives once and slides. CVODE
+// locates a root to its own tolerance (measured: 2e-9 s at rtol 1e-10).
+TEST(SwitchParts, RelaysUnderCvode) {
+  register_peers();
+  constexpr std::size_t n = 20;
+  const auto x0 = many_relays::initial_states(n);
+  const Model<double> model = many_relays::model(x0);
+  Events events;
+  const RunResult<double> result = run(model, 1.5, &events, "cvode");
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), n);
+  for (const auto& row : events.rows) {
+    const std::size_t i = std::stoul(row.guard.substr(5));
+    EXPECT_EQ(row.post[n + i], 0.0) << row.guard;
+    EXPECT_NEAR(row.t, static_cast<double>(many_relays::arrival(x0[i], i)), 1e-7) << row.guard;
+  }
+}
+#endif
 
 // x' = -sign(x) + 1.5 sin(t) from x(0) = 0.2: the relay falls to 0 at t_1, where
 // 0.2 - t + 1.5 (1 - cos t) = 0, slides while |1.5 sin t| <= 1 (sigma_eq = 1.5 sin t), and
