@@ -3,12 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <exception>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hysim/core/components.hpp"
 #include "hysim/core/model.hpp"
+#include "hysim/lang/build.hpp"
+#include "hysim/lang/native.hpp"
+#include "hysim/lang/spec.hpp"
+#include "hysim/lang/syntax.hpp"
 #include "hysim/peers/peers.hpp"
 #include "hysim/simulator.hpp"
 
@@ -160,6 +167,90 @@ TEST(Components, TwoComponentsSwitchingTogetherBothSwitch) {
   EXPECT_EQ(records.rows[0].t, records.rows[1].t);  // one instant, both components
   EXPECT_EQ(result.x[2], 1.0);
   EXPECT_EQ(result.x[3], 1.0);
+}
+
+// The rooms as a model file: a component block per room, native code and the tape.
+std::string rooms_file(const std::vector<double>& k) {
+  std::string text = "model rooms\nstate switched_on = 0\n";
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.17g", k[i]);
+    const std::string t = "T" + std::to_string(i), ki = std::string("(") + rate + ")";
+    text += "state " + t + " = 20\n";
+    text += "component room" + std::to_string(i) + " {\n  mode off { der(" + t + ") = -" + ki + "*" + t + " }\n" +
+            "  mode on { der(" + t + ") = -" + ki + "*" + t + " + 30*" + ki + " }\n" +
+            "  off -> on heat_on [" + t + " <= 18] { switched_on := switched_on + 1 }\n" +
+            "  on -> off heat_off [" + t + " >= 22]\n}\n";
+  }
+  return text + "mode building { der(switched_on) = 0 }\n";
+}
+
+TEST(Components, ComponentBlocksOfAModelFileSwitchAtTheClosedFormTimes) {
+  constexpr std::size_t n = 12;
+  std::vector<double> k(n);
+  for (std::size_t i = 0; i < n; ++i) k[i] = 0.5 + std::fmod(0.6180339887 * double(i + 1), 1.0);
+  const std::string text = rooms_file(k);
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("rooms.hym", text));
+  ASSERT_EQ(spec->modes.size(), 1u);
+  ASSERT_EQ(spec->states.size(), 1 + 2 * n);  // switched_on, T_i, then the components' modes
+  EXPECT_EQ(spec->transitions.size(), 2 * n);
+  // Printed and read again, the file gives the same model.
+  const lang::ModelSpec again = lang::compile_text("printed.hym", lang::print(lang::parse(lang::SourceText("rooms.hym", text))));
+  EXPECT_EQ(again.graph.size(), spec->graph.size());
+  EXPECT_EQ(again.transitions.size(), spec->transitions.size());
+  constexpr double t_end = 6;
+  for (const auto backend : {lang::NativeOptions::Backend::kNative, lang::NativeOptions::Backend::kTape}) {
+    lang::NativeOptions options = lang::NativeOptions::from_environment();
+    options.backend = backend;
+    std::string used;
+    const ModelEntry entry = lang::model_entry(spec, options, &used);
+    const Model<double> model = entry.make<double>(entry.default_values());
+    Records records;
+    const RunResult<double> result = run(model, t_end, &records);
+    ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+    std::vector<std::vector<double>> seen(n);
+    for (const auto& row : records.rows) seen[std::stoul(row.guard.substr(4, row.guard.find('.') - 4))].push_back(row.t);
+    std::size_t on = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto exact = switchings(k[i], t_end);
+      ASSERT_EQ(seen[i].size(), exact.size()) << used << " room " << i;
+      for (std::size_t e = 0; e < exact.size(); ++e) {
+        EXPECT_NEAR(seen[i][e], static_cast<double>(exact[e]), 1e-9) << used << " room " << i << " switch " << e;
+        on += e % 2 == 0;
+      }
+      EXPECT_EQ(result.x[1 + n + i], exact.size() % 2 == 1 ? 1.0 : 0.0) << used << " room " << i << " at the end";
+    }
+    EXPECT_EQ(result.x[0], static_cast<double>(on)) << used;
+  }
+}
+
+// The message of the error compiling `text` gives ("" when it compiles).
+std::string compile_error(const std::string& text) {
+  try {
+    (void)lang::compile_text("bad.hym", text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Components, MistakesInAComponentAreErrorsAtTheirPlace) {
+  const std::string head = "model m\nstate x = 1, y = 1\nmode g { der(y) = 0 }\n";
+  EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n  mode b { der(x) = -1 }\n  a -> z go [x > 2]\n}\n")
+                .find("bad.hym:7:8: error: component 'c' has no mode 'z'"), std::string::npos);
+  EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n  mode b { der(y) = -1 }\n}\n")
+                .find("gives no derivative for state 'x'"), std::string::npos);
+  EXPECT_NE(compile_error("model m\nstate x = 1\nmode g { der(x) = 0 }\ncomponent c {\n  mode a { der(x) = 1 }\n}\n")
+                .find("state 'x' takes its derivative from component 'c'"), std::string::npos);
+  EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n}\ncomponent d {\n  mode a { der(x) = 2 }\n}\n")
+                .find("which component 'c' gives"), std::string::npos);
+  EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n  a -> a go [x > 2] { c := 0 }\n}\n")
+                .find("the mode of its component"), std::string::npos);
+  EXPECT_NE(compile_error(head + "component x {\n  mode a { der(y) = 1 }\n}\n").find("'x'"), std::string::npos);
+  EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n  initial b\n}\n")
+                .find("component 'c' has no mode 'b'"), std::string::npos);
+  EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n  state z = 1\n}\n")
+                .find("expected, in component c"), std::string::npos);
 }
 
 TEST(Components, BadComponentsAreModelErrors) {

@@ -195,5 +195,42 @@ TEST(Examples, TwoRelaysLeaveTheCornerWhereTheWeightsLeaveTheSquare) {
   }
 }
 
+// Three thermostats as components: each room switches at its closed-form times (binary128),
+// whatever the others do, and `starts` counts every heating start.
+TEST(Examples, RoomsSwitchEachAtItsClosedFormTimes) {
+  const float128 k[3] = {float128(1), float128("0.7"), float128("0.45")};
+  constexpr double t_end = 10;
+  const ModelEntry entry = lang::load_model_file(example("rooms.hym"));
+  const Model<double> model = entry.make<double>(entry.default_values());
+  ASSERT_EQ(model.modes.size(), 1u);
+  const auto collected = testing::collect(model, [] {
+    SimulationOptions options;
+    options.t_end = t_end;
+    options.rtol = 1e-12;
+    options.atol = 1e-12;
+    return options;
+  }());
+  std::size_t starts = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "room" + std::to_string(i + 1) + ".";
+    std::vector<double> times;
+    for (const auto& row : collected.rows) {
+      if (row.guard.rfind(name, 0) == 0) times.push_back(row.t);
+    }
+    float128 t = log(float128(20) / 18) / k[i];
+    const float128 heat = log(float128(12) / 8) / k[i], cool = log(float128(22) / 18) / k[i];
+    std::size_t e = 0;
+    for (bool on = true; t <= t_end; on = !on, ++e) {
+      ASSERT_LT(e, times.size()) << name;
+      EXPECT_NEAR(times[e], static_cast<double>(t), 1e-9) << name << e;
+      starts += on;
+      t += on ? heat : cool;
+    }
+    EXPECT_EQ(times.size(), e) << name;
+  }
+  ASSERT_FALSE(collected.rows.empty());
+  EXPECT_EQ(collected.rows.back().x_post[3], static_cast<double>(starts));
+}
+
 }  // namespace
 }  // namespace hysim

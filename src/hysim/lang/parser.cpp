@@ -245,92 +245,13 @@ class ExpressionParser : public TokenCursor {
 
 // The declarations of a file (docs/model-language.md), each rule reading its expressions
 // with the rules of ExpressionParser.
-class Parser : public ExpressionParser {
+// The parts that declarations share: definitions (NAME = value ...), ranges, blocks of
+// derivatives and of resets.
+class DeclarationParser : public ExpressionParser {
  public:
   using ExpressionParser::ExpressionParser;
 
-  ModelSyntax file() {
-    ModelSyntax model;
-    bool have_model = false;
-    while (!at(TokenKind::kEnd)) {
-      if (accept(TokenKind::kSemicolon)) continue;
-      if (at(TokenKind::kStar)) {
-        model.transitions.push_back(transition());
-        continue;
-      }
-      const Token& head = peek();
-      if (head.kind != TokenKind::kName) fail(head, "expected a declaration (model, source, parameter, state, let, "
-                                                   "require, flow, mode, initial, a transition 'FROM -> TO LABEL [guard]', "
-                                                   "zeno or preset)");
-      const std::string& word = head.text;
-      if (word == "model") {
-        if (have_model) fail(head, "a second 'model' declaration; a file holds one model");
-        next();
-        const Token& name = expect(TokenKind::kName, "the model's name");
-        model.name = name.text;
-        model.name_where = name.where;
-        if (at(TokenKind::kString)) model.description = next().text;
-        have_model = true;
-      } else if (word == "source") {
-        next();
-        model.source = expect(TokenKind::kString, "the citation in quotes, as in source \"004, Eqs. 4-9\"").text;
-      } else if (word == "parameter") {
-        next();
-        definitions(&model.parameters, true, true);
-      } else if (word == "state") {
-        next();
-        definitions(&model.states, true, false, /*tolerated=*/true);
-      } else if (word == "let") {
-        next();
-        definitions(&model.lets, false);
-      } else if (word == "flow") {
-        if (model.has_flow) fail(head, "a second 'flow' block; write every shared derivative in one block");
-        model.has_flow = true;
-        model.flow_where = next().where;
-        model.flow = derivative_block();
-      } else if (word == "mode") {
-        model.modes.push_back(mode());
-      } else if (word == "initial") {
-        if (!model.initial.empty() && !model.initial.back().condition) {
-          fail(head, "an 'initial' after an unconditional one is never chosen");
-        }
-        next();
-        const Token& name = expect(TokenKind::kName, "the initial mode's name");
-        InitialSyntax initial{name.text, name.where, nullptr};
-        if (accept(TokenKind::kLeftBracket)) {
-          initial.condition = expression();
-          expect(TokenKind::kRightBracket, "']' to close the condition of 'initial " + name.text + "'");
-        }
-        model.initial.push_back(std::move(initial));
-      } else if (word == "zeno") {
-        if (model.zeno) fail(head, "a second 'zeno' declaration");
-        model.zeno = zeno();
-      } else if (word == "require") {
-        RequirementSyntax r;
-        r.where = next().where;
-        r.condition = expression();
-        if (at(TokenKind::kString)) r.message = next().text;
-        model.requirements.push_back(std::move(r));
-      } else if (word == "preset") {
-        model.presets.push_back(preset());
-      } else if (word == "crossing" && peek(1).kind == TokenKind::kName) {
-        model.transitions.push_back(crossing());
-      } else if (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma) {
-        model.transitions.push_back(transition());
-      } else {
-        fail(head, "expected a declaration, found '" + word +
-                       "' (declarations start with model, source, parameter, state, let, require, flow, mode, "
-                       "initial, zeno, preset, or are transitions 'FROM -> TO LABEL [guard]')");
-      }
-    }
-    if (!have_model) {
-      throw ModelFileError(source_, {Diagnostic{Severity::kError, Location{1, 1},
-                                                "the file declares no model: begin it with 'model NAME \"description\"'"}});
-    }
-    return model;
-  }
-
- private:
+ protected:
   // NAME = EXPRESSION [in [LOW, HIGH]] [atol NUMBER] ["description"] {, ...}; the range only with
   // `ranged` (parameters), the absolute tolerance only with `tolerated` (states).
   void definitions(std::vector<Definition>* out, bool described, bool ranged = false, bool tolerated = false) {
@@ -398,6 +319,90 @@ class Parser : public ExpressionParser {
     return equations;
   }
 
+};
+
+class Parser : public DeclarationParser {
+ public:
+  using DeclarationParser::DeclarationParser;
+
+  ModelSyntax file() {
+    ModelSyntax model;
+    bool have_model = false;
+    while (!at(TokenKind::kEnd)) {
+      if (accept(TokenKind::kSemicolon)) continue;
+      if (at(TokenKind::kStar)) {
+        model.transitions.push_back(transition());
+        continue;
+      }
+      const Token& head = peek();
+      if (head.kind != TokenKind::kName) fail(head, "expected a declaration (model, source, parameter, state, let, "
+                                                   "require, flow, mode, initial, a transition 'FROM -> TO LABEL [guard]', "
+                                                   "component, zeno or preset)");
+      const std::string& word = head.text;
+      if (word == "model") {
+        if (have_model) fail(head, "a second 'model' declaration; a file holds one model");
+        next();
+        const Token& name = expect(TokenKind::kName, "the model's name");
+        model.name = name.text;
+        model.name_where = name.where;
+        if (at(TokenKind::kString)) model.description = next().text;
+        have_model = true;
+      } else if (word == "source") {
+        next();
+        model.source = expect(TokenKind::kString, "the citation in quotes, as in source \"004, Eqs. 4-9\"").text;
+      } else if (word == "parameter") {
+        next();
+        definitions(&model.parameters, true, true);
+      } else if (word == "state") {
+        next();
+        definitions(&model.states, true, false, /*tolerated=*/true);
+      } else if (word == "let") {
+        next();
+        definitions(&model.lets, false);
+      } else if (word == "flow") {
+        if (model.has_flow) fail(head, "a second 'flow' block; write every shared derivative in one block");
+        model.has_flow = true;
+        model.flow_where = next().where;
+        model.flow = derivative_block();
+      } else if (word == "mode") {
+        model.modes.push_back(mode());
+      } else if (word == "initial") {
+        if (!model.initial.empty() && !model.initial.back().condition) {
+          fail(head, "an 'initial' after an unconditional one is never chosen");
+        }
+        model.initial.push_back(initial());
+      } else if (word == "zeno") {
+        if (model.zeno) fail(head, "a second 'zeno' declaration");
+        model.zeno = zeno();
+      } else if (word == "require") {
+        RequirementSyntax r;
+        r.where = next().where;
+        r.condition = expression();
+        if (at(TokenKind::kString)) r.message = next().text;
+        model.requirements.push_back(std::move(r));
+      } else if (word == "preset") {
+        model.presets.push_back(preset());
+      } else if (word == "component" && peek(1).kind == TokenKind::kName &&
+                 (peek(2).kind == TokenKind::kLeftBrace || peek(2).kind == TokenKind::kString)) {
+        model.components.push_back(component());
+      } else if (word == "crossing" && peek(1).kind == TokenKind::kName) {
+        model.transitions.push_back(crossing());
+      } else if (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma) {
+        model.transitions.push_back(transition());
+      } else {
+        fail(head, "expected a declaration, found '" + word +
+                       "' (declarations start with model, source, parameter, state, let, require, flow, mode, "
+                       "initial, component, zeno, preset, or are transitions 'FROM -> TO LABEL [guard]')");
+      }
+    }
+    if (!have_model) {
+      throw ModelFileError(source_, {Diagnostic{Severity::kError, Location{1, 1},
+                                                "the file declares no model: begin it with 'model NAME \"description\"'"}});
+    }
+    return model;
+  }
+
+ private:
   ModeSyntax mode() {
     next();  // mode
     ModeSyntax m;
@@ -414,6 +419,50 @@ class Parser : public ExpressionParser {
       m.derivatives = derivative_block();
     }
     return m;
+  }
+
+  // initial NAME [condition]
+  InitialSyntax initial() {
+    next();  // initial
+    const Token& name = expect(TokenKind::kName, "the initial mode's name");
+    InitialSyntax initial{name.text, name.where, nullptr};
+    if (accept(TokenKind::kLeftBracket)) {
+      initial.condition = expression();
+      expect(TokenKind::kRightBracket, "']' to close the condition of 'initial " + name.text + "'");
+    }
+    return initial;
+  }
+
+  // component NAME ["description"] { mode ... | initial NAME | FROM -> TO LABEL [guard] {...} }
+  ComponentSyntax component() {
+    next();  // component
+    ComponentSyntax c;
+    const Token& name = expect(TokenKind::kName, "the component's name");
+    c.name = name.text;
+    c.where = name.where;
+    if (at(TokenKind::kString)) c.description = next().text;
+    expect(TokenKind::kLeftBrace, "'{' to open component " + c.name);
+    while (!accept(TokenKind::kRightBrace)) {
+      if (accept(TokenKind::kSemicolon)) continue;
+      const Token& head = peek();
+      if (at_word("mode")) {
+        c.modes.push_back(mode());
+      } else if (at_word("initial") && peek(1).kind == TokenKind::kName) {
+        if (!c.initial.empty()) fail(head, "a second 'initial' in component " + c.name);
+        next();
+        const Token& initial = next();
+        c.initial = initial.text;
+        c.initial_where = initial.where;
+      } else if (head.kind == TokenKind::kStar ||
+                 (head.kind == TokenKind::kName &&
+                  (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma))) {
+        c.transitions.push_back(transition());
+      } else {
+        fail(head, "expected, in component " + c.name + ", 'mode NAME { ... }', 'initial NAME', a transition "
+                   "'FROM -> TO LABEL [guard]' or '}', found " + found(head));
+      }
+    }
+    return c;
   }
 
   TransitionSyntax transition() {

@@ -12,6 +12,7 @@
 #include "hysim/core/errors.hpp"
 #include "hysim/core/parameters.hpp"
 #include "hysim/core/scalar.hpp"
+#include "hysim/lang/components.hpp"
 #include "hysim/lang/expressions.hpp"
 #include "hysim/lang/guards.hpp"
 #include "hysim/lang/spec.hpp"
@@ -92,10 +93,32 @@ void warn_unreachable(ModelSpec* spec) {
   }
 }
 
+// A declared range: finite ends, low < high, the default inside.
+void check_range(const ParameterInfo& p, Location where, ExpressionResolver* expressions) {
+  if (p.low.empty() && p.high.empty()) return;
+  if (!expressions->finite_literal(p.low, where, "the range of parameter '" + p.name + "'") ||
+      !expressions->finite_literal(p.high, where, "the range of parameter '" + p.name + "'")) {
+    return;
+  }
+  try {
+    check_parameter_range(ParameterSpec{p.name, p.default_text, p.meaning, p.low, p.high}, "the model file");
+  } catch (const Error& e) {
+    expressions->error(where, e.what());
+  }
+}
+
+const Definition* find_definition(const std::vector<Definition>& list, const std::string& name) {
+  for (const auto& d : list) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
 class Resolver {
  public:
   Resolver(const SourceText& source, const ModelSyntax& syntax)
-      : source_(source), syntax_(syntax), expressions_(syntax.lets, &spec_, &errors_) {}
+      : source_(source), syntax_(syntax), expressions_(syntax.lets, &spec_, &errors_),
+        components_(syntax, &expressions_, &spec_) {}
 
   ModelSpec run() {
     spec_.name = syntax_.name;
@@ -135,7 +158,7 @@ class Resolver {
       }
       expressions_.finite_literal(text, d.value->where, "parameter '" + d.name + "'");
       spec_.parameters.push_back(ParameterInfo{d.name, text, d.description, d.where, d.low, d.high});
-      check_range(spec_.parameters.back(), d.range_where);
+      check_range(spec_.parameters.back(), d.range_where, &expressions_);
     }
     for (std::size_t i = 0; i < syntax_.states.size(); ++i) {
       const Definition& d = syntax_.states[i];
@@ -146,24 +169,11 @@ class Resolver {
         error(d.atol_where, "the atol of state '" + d.name + "' must be > 0, not " + d.atol);
       }
     }
+    components_.declare();  // their states follow the model's
     for (std::size_t i = 0; i < syntax_.lets.size(); ++i) {
       expressions_.declare(syntax_.lets[i].name, syntax_.lets[i].where, NameKind::kLet, static_cast<int>(i));
     }
     if (spec_.states.empty()) error(syntax_.name_where, "the model declares no state: add 'state NAME = VALUE'");
-  }
-
-  // A declared range: finite ends, low < high, the default inside.
-  void check_range(const ParameterInfo& p, Location where) {
-    if (p.low.empty() && p.high.empty()) return;
-    if (!expressions_.finite_literal(p.low, where, "the range of parameter '" + p.name + "'") ||
-        !expressions_.finite_literal(p.high, where, "the range of parameter '" + p.name + "'")) {
-      return;
-    }
-    try {
-      check_parameter_range(ParameterSpec{p.name, p.default_text, p.meaning, p.low, p.high}, "the model file");
-    } catch (const Error& e) {
-      error(where, e.what());
-    }
   }
 
   void resolve_requirements() {
@@ -181,17 +191,11 @@ class Resolver {
   // ---- states, modes ------------------------------------------------------------------------
   void resolve_states() {
     for (std::size_t i = 0; i < spec_.states.size(); ++i) {
-      const Definition& d = *find_definition(syntax_.states, spec_.states[i].name);
-      expressions_.number(*d.value, Context::kConstant, &spec_.states[i].initial,
-                          "the initial value of '" + d.name + "'");
+      const Definition* d = find_definition(syntax_.states, spec_.states[i].name);
+      if (d == nullptr) continue;  // a component's mode: its initial mode's index
+      expressions_.number(*d->value, Context::kConstant, &spec_.states[i].initial,
+                          "the initial value of '" + d->name + "'");
     }
-  }
-
-  static const Definition* find_definition(const std::vector<Definition>& list, const std::string& name) {
-    for (const auto& d : list) {
-      if (d.name == name) return &d;
-    }
-    return nullptr;
   }
 
   int state_index(const std::string& name, Location where, const char* use) {
@@ -231,6 +235,7 @@ class Resolver {
   void resolve_modes() {
     std::vector<NodeId> shared(spec_.states.size(), -1);
     derivatives(syntax_.flow, &shared, "the flow block");
+    const std::vector<NodeId> owned = components_.fields();
     if (syntax_.modes.empty()) error(syntax_.name_where, "the model declares no mode: add 'mode NAME { ... }'");
     for (const ModeSyntax& m : syntax_.modes) {
       if (mode_index_.count(m.name) != 0) {
@@ -243,6 +248,11 @@ class Resolver {
         mode.field = shared;
         derivatives(m.derivatives, &mode.field, ("mode '" + m.name + "'").c_str());
         for (std::size_t s = 0; s < spec_.states.size(); ++s) {
+          if (owned[s] >= 0 && mode.field[s] >= 0) {
+            error(m.where, "state '" + spec_.states[s].name + "' takes its derivative from component '" +
+                               components_.owner(s) + "', not from the flow or mode '" + m.name + "'");
+          }
+          if (owned[s] >= 0) mode.field[s] = owned[s];
           if (mode.field[s] >= 0) continue;
           error(m.where, "mode '" + m.name + "' gives no derivative for state '" + spec_.states[s].name +
                              "' (write der(" + spec_.states[s].name + ") in the flow block or in the mode, or mark "
@@ -324,6 +334,9 @@ class Resolver {
         spec_.transitions.push_back(tr);
       }
     }
+    components_.transitions([this](const std::vector<Equation>& equations, const std::string& where) {
+      return resets(equations, where);
+    });
   }
 
   // crossing LABEL (e) DIRECTION: in each of its modes, a transition back into the mode whose
@@ -389,6 +402,7 @@ class Resolver {
   std::vector<Diagnostic> errors_;
   ExpressionResolver expressions_;
   std::map<std::string, int> mode_index_;
+  ComponentResolver components_;
 };
 
 }  // namespace

@@ -212,8 +212,9 @@ void print_equations(const std::vector<Equation>& equations, const char* assign,
   *out += " }";
 }
 
-void print_transitions(const ModelSyntax& model, std::string* out) {
-  for (const TransitionSyntax& tr : model.transitions) {
+void print_transitions(const std::vector<TransitionSyntax>& transitions, const char* indent, std::string* out) {
+  for (const TransitionSyntax& tr : transitions) {
+    *out += indent;
     std::string from;
     for (const auto& [name, where] : tr.from) from += (from.empty() ? "" : ", ") + name;
     if (tr.crossing) {
@@ -226,6 +227,17 @@ void print_transitions(const ModelSyntax& model, std::string* out) {
       print_equations(tr.resets, ":=", false, out);
     }
     if (tr.stop) *out += " stop";
+    *out += '\n';
+  }
+}
+
+void print_modes(const std::vector<ModeSyntax>& modes, const char* indent, std::string* out) {
+  for (const ModeSyntax& m : modes) {
+    *out += indent + ("mode " + m.name) + described(m.description) + (m.algebraic ? " algebraic" : "");
+    if (!m.algebraic) {
+      *out += ' ';
+      print_equations(m.derivatives, "=", true, out);
+    }
     *out += '\n';
   }
 }
@@ -252,18 +264,18 @@ std::string print(const ModelSyntax& model) {
     print_equations(model.flow, "=", true, &out);
     out += '\n';
   }
-  for (const ModeSyntax& m : model.modes) {
-    out += "mode " + m.name + described(m.description) + (m.algebraic ? " algebraic" : "");
-    if (!m.algebraic) {
-      out += ' ';
-      print_equations(m.derivatives, "=", true, &out);
-    }
-    out += '\n';
-  }
+  print_modes(model.modes, "", &out);
   for (const InitialSyntax& i : model.initial) {
     out += "initial " + i.mode + (i.condition ? " [" + print(*i.condition) + "]" : "") + "\n";
   }
-  print_transitions(model, &out);
+  print_transitions(model.transitions, "", &out);
+  for (const ComponentSyntax& c : model.components) {
+    out += "component " + c.name + described(c.description) + " {\n";
+    print_modes(c.modes, "  ", &out);
+    if (!c.initial.empty()) out += "  initial " + c.initial + "\n";
+    print_transitions(c.transitions, "  ", &out);
+    out += "}\n";
+  }
   if (model.zeno) {
     out += "zeno -> " + model.zeno->target;
     if (!model.zeno->resets.empty()) {

@@ -107,6 +107,19 @@ struct RequirementSyntax {
   Location where;
 };
 
+// component NAME ["description"] { mode ... initial NAME  FROM -> TO LABEL [guard] { resets } }:
+// a part of the model with its own local modes, each giving the derivatives of the states the
+// component owns, and its own transitions between them (docs/model-language.md, "Components").
+struct ComponentSyntax {
+  std::string name;
+  Location where;
+  std::string description;
+  std::vector<ModeSyntax> modes;
+  std::string initial;  // empty: the first mode
+  Location initial_where;
+  std::vector<TransitionSyntax> transitions;
+};
+
 struct ModelSyntax {
   std::string name;
   Location name_where;
@@ -121,6 +134,7 @@ struct ModelSyntax {
   std::vector<ModeSyntax> modes;
   std::vector<InitialSyntax> initial;
   std::vector<TransitionSyntax> transitions;
+  std::vector<ComponentSyntax> components;
   std::optional<ZenoSyntax> zeno;
   std::vector<PresetSyntax> presets;
   std::vector<RequirementSyntax> requirements;
