@@ -132,6 +132,7 @@ template <class S>
 void Recorder<S>::on_event(const EventRecord<S>& record) {
   ScopedTimer timer(csv_ || mode_ != TableMode::kNone ? &seconds_ : nullptr);
   if (csv_) csv_->on_event(record);
+  counts_.count(record.guard);
   ++rows_;
   if (record.index != last_index_) ++events_seen_;
   last_index_ = record.index;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hysim/output/csv_writer.hpp"
+#include "hysim/output/run_report.hpp"
 #include "hysim/simulator.hpp"
 
 namespace hysim::app {
@@ -68,6 +69,8 @@ class Recorder final : public Observer<S> {
   // Seconds spent inside the callbacks above.
   double seconds_in_observer() const { return seconds_; }
   S last_t() const { return csv_ ? csv_->last_t() : S(0); }
+  // The transitions so far by name (stats.json's "transitions_by_guard").
+  const TransitionCounts& transition_counts() const { return counts_; }
   // The files written, for the closing line of `run`.
   std::vector<std::filesystem::path> written() const;
 
@@ -93,6 +96,7 @@ class Recorder final : public Observer<S> {
   static constexpr std::uint32_t kProgressStride = 256;
   void progress(S t);
   double seconds_ = 0.0;
+  TransitionCounts counts_;
 };
 
 }  // namespace hysim::app

@@ -127,9 +127,10 @@ int run_model(const RunRequest& request) {
   const nlohmann::json options = request_options_json(request.options, request.choice, values);
 
   std::optional<study::ToleranceCheck> check;  // --check-tolerance, once the run has finished
-  const auto write_stats = [&](const RunResult<S>& result, double wall_seconds) {
+  const auto write_stats = [&](const RunResult<S>& result, double wall_seconds, const TransitionCounts& counts) {
     if (out_dir.empty() || !files.stats) return;
     nlohmann::json report = run_report_json(model.name, options, result, wall_seconds);
+    report["stats"]["transitions_by_guard"] = counts.json();
     report["status"] = "finished";
     if (check) report["tolerance_check"] = check->to_json();
     write_final_stats(out_dir, report);
@@ -159,7 +160,7 @@ int run_model(const RunRequest& request) {
     const double wall = seconds_since(start);
     if (!out_dir.empty()) {
       try {
-        write_stats(result, wall - recorder.seconds_in_observer());
+        write_stats(result, wall - recorder.seconds_in_observer(), recorder.transition_counts());
       } catch (const Error& error) {  // no room for it at all: the run's own error is the one to report
         std::cerr << "hysim: " << error.what() << "; stats.json is not written\n";
       }
@@ -175,7 +176,7 @@ int run_model(const RunRequest& request) {
                                     result.stats.rhs_evals},
                                    check_options);
   }
-  if (!out_dir.empty()) write_stats(result, wall_simulation);  // before the summary: it may fail
+  if (!out_dir.empty()) write_stats(result, wall_simulation, recorder.transition_counts());  // before the summary: it may fail
   print_summary(model.name, result, wall_simulation, table != TableMode::kNone, out_dir, recorder);
   if (check) std::cout << check->summary() << "\n";
   if (result.reason == RunReason::kInterrupted) {

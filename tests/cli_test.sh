@@ -94,6 +94,8 @@ for key in ("steps_accepted", "steps_rejected", "rhs_evals", "guard_evals", "roo
     assert key in stats, f"missing stats key {key}"
 assert stats["steps_accepted"] > 0 and stats["events"] > 0, stats
 assert report["options"]["strategy"], report["options"]  # the engine's default strategy
+by_guard = stats["transitions_by_guard"]  # the transitions by name add up to all of them
+assert set(by_guard) == {"p3", "saw_reset"} and sum(by_guard.values()) == stats["transitions"], by_guard
 EOF
 check "stats.json parses and has model, options (with strategy), stats{...}" test $? -eq 0
 

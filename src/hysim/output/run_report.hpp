@@ -8,8 +8,12 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +39,24 @@ nlohmann::json run_report_json(const std::string& model, nlohmann::json options,
 // full disk).
 void write_json(const std::filesystem::path& file, const nlohmann::json& json);
 
+// A run's transitions counted by the name of each (a component's COMPONENT.NAME, a switch
+// part's name, a split mode's switchK): stats.json's "stats"."transitions_by_guard", the
+// statistics of each part. A name is copied once, when first seen.
+class TransitionCounts {
+ public:
+  void count(std::string_view guard) {
+    if (const auto it = counts_.find(guard); it != counts_.end()) {
+      ++it->second;
+    } else {
+      counts_.emplace(std::string(guard), 1);
+    }
+  }
+  nlohmann::json json() const { return counts_; }
+
+ private:
+  std::map<std::string, std::int64_t, std::less<>> counts_;
+};
+
 // An Observer that writes the report to `file` when the run finishes (also when it fails).
 // Its wall time runs from on_start to on_finish.
 template <class S>
@@ -47,9 +69,12 @@ class ReportWriter final : public Observer<S> {
     options_ = options_json(options);
     started_ = std::chrono::steady_clock::now();
   }
+  void on_event(const EventRecord<S>& record) override { counts_.count(record.guard); }
   void on_finish(const RunResult<S>& result) override {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    write_json(file_, run_report_json(model_, options_, result, wall));
+    nlohmann::json report = run_report_json(model_, options_, result, wall);
+    report["stats"]["transitions_by_guard"] = counts_.json();
+    write_json(file_, report);
   }
 
  private:
@@ -57,6 +82,7 @@ class ReportWriter final : public Observer<S> {
   std::string model_;
   nlohmann::json options_;
   std::chrono::steady_clock::time_point started_;
+  TransitionCounts counts_;
 };
 
 extern template nlohmann::json run_report_json(const std::string&, nlohmann::json, const RunResult<double>&, double);
