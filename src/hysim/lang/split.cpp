@@ -55,6 +55,24 @@ NodeId condition_of(Graph& g, const Node& node) {
   }
 }
 
+// The expression with each switching construct (if, abs, sign, min, max) replaced by what
+// `replace(op, condition, rewritten arguments)` gives for it (-1: kept), inside out; a
+// stepped(...) is kept whole.
+template <class Replace>
+NodeId rewrite_switches(Graph& g, NodeId id, const Replace& replace, std::map<NodeId, NodeId>* memo) {
+  if (g.is_constant(id)) return id;
+  if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
+  const Node node = g[id];
+  if (node.op == Op::kStepped) return id;
+  std::vector<NodeId> args;
+  for (NodeId a : node.args) args.push_back(rewrite_switches(g, a, replace, memo));
+  const NodeId c = condition_of(g, node);
+  NodeId result = c >= 0 ? replace(node.op, c, args) : -1;
+  if (result < 0) result = node.args.empty() ? id : g.apply(node.op, std::move(args));
+  memo->emplace(id, result);
+  return result;
+}
+
 // Switch parts of a one-mode model's many conditions (core/switch_parts.hpp).
 class PartMaker {
  public:
@@ -127,32 +145,24 @@ class PartMaker {
  private:
   // The field with each switching construct of a part's condition read through its sigma.
   NodeId soften(NodeId id, const std::map<NodeId, NodeId>& sigma, std::map<NodeId, NodeId>* memo) {
-    if (g_.is_constant(id)) return id;
-    if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
-    const Node node = g_[id];
-    if (node.op == Op::kStepped) return id;
-    std::vector<NodeId> args;
-    for (NodeId a : node.args) args.push_back(soften(a, sigma, memo));
-    NodeId result = -1;
-    const NodeId c = condition_of(g_, node);
-    if (const auto s = c >= 0 ? sigma.find(c) : sigma.end(); s != sigma.end()) {
+    const auto read = [&](Op op, NodeId c, const std::vector<NodeId>& args) -> NodeId {
+      const auto s = sigma.find(c);
+      if (s == sigma.end()) return -1;
       const NodeId one = g_.constant("1"), two = g_.constant("2");
       const auto weigh = [&](NodeId holds, NodeId fails) {  // (1 + sigma)/2 holds + (1 - sigma)/2 fails
         const NodeId up = g_.apply(Op::kDivide, {g_.apply(Op::kAdd, {one, s->second}), two});
         const NodeId down = g_.apply(Op::kDivide, {g_.apply(Op::kSubtract, {one, s->second}), two});
         return g_.apply(Op::kAdd, {g_.apply(Op::kMultiply, {up, holds}), g_.apply(Op::kMultiply, {down, fails})});
       };
-      switch (node.op) {
-        case Op::kSelect: result = weigh(args[1], args[2]); break;
-        case Op::kAbs: result = g_.apply(Op::kMultiply, {s->second, args[0]}); break;
-        case Op::kSign: result = s->second; break;
-        case Op::kMin: case Op::kMax: result = weigh(args[1], args[0]); break;
-        default: break;
+      switch (op) {
+        case Op::kSelect: return weigh(args[1], args[2]);
+        case Op::kAbs: return g_.apply(Op::kMultiply, {s->second, args[0]});
+        case Op::kSign: return s->second;
+        case Op::kMin: case Op::kMax: return weigh(args[1], args[0]);
+        default: return -1;
       }
-    }
-    if (result < 0) result = node.args.empty() ? id : g_.apply(node.op, std::move(args));
-    memo->emplace(id, result);
-    return result;
+    };
+    return rewrite_switches(g_, id, read, memo);
   }
 
   // id with each leaf for which `replace` gives a node (not -1) replaced by it.
@@ -354,28 +364,19 @@ class Splitter {
 
   // The field with each switching construct replaced by its branch.
   NodeId freeze(NodeId id, const std::map<NodeId, bool>& branch, std::map<NodeId, NodeId>* memo) {
-    if (g_.is_constant(id)) return id;
-    if (const auto hit = memo->find(id); hit != memo->end()) return hit->second;
-    const Node node = g_[id];
-    if (node.op == Op::kStepped) return id;
-    std::vector<NodeId> args;
-    for (NodeId a : node.args) args.push_back(freeze(a, branch, memo));
-    NodeId result = -1;
-    const NodeId c = condition_of(g_, node);
-    const auto chosen = c >= 0 ? branch.find(c) : branch.end();
-    if (chosen != branch.end()) {
+    const auto choose = [&](Op op, NodeId c, const std::vector<NodeId>& args) -> NodeId {
+      const auto chosen = branch.find(c);
+      if (chosen == branch.end()) return -1;
       const bool holds = chosen->second;
-      switch (node.op) {
-        case Op::kSelect: result = holds ? args[1] : args[2]; break;
-        case Op::kAbs: result = holds ? args[0] : g_.apply(Op::kNegate, {args[0]}); break;
-        case Op::kSign: result = g_.constant(holds ? "1" : "-1"); break;
-        case Op::kMin: case Op::kMax: result = holds ? args[1] : args[0]; break;
-        default: break;
+      switch (op) {
+        case Op::kSelect: return holds ? args[1] : args[2];
+        case Op::kAbs: return holds ? args[0] : g_.apply(Op::kNegate, {args[0]});
+        case Op::kSign: return g_.constant(holds ? "1" : "-1");
+        case Op::kMin: case Op::kMax: return holds ? args[1] : args[0];
+        default: return -1;
       }
-    }
-    if (result < 0) result = node.args.empty() ? id : g_.apply(node.op, std::move(args));
-    memo->emplace(id, result);
-    return result;
+    };
+    return rewrite_switches(g_, id, choose, memo);
   }
 
   // Adds the guard "c" (or "!c" when `negate`) to tr, De Morgan's rules pushing the negation
