@@ -244,6 +244,43 @@ TEST(SwitchParts, ThreeRelaysOfAModelFileSlideEachOnItsOwn) {
   }
 }
 
+// Parts of one mode of several: their crossings act there, and entering the mode sets each part
+// to the side of the state entered with. Three relays arrive and slide, the model pauses in b
+// at t = 1 (the relays frozen) and resumes in a at t = 1.5 with the relays put back to their
+// start: each arrives again at the root of x_i(0) - (t - 1.5) + 0.1 (cos(k 1.5) - cos(k t))/k
+// = 0.05, k = i + 1.
+TEST(SwitchParts, PartsOfOneModeOfSeveralStartAgainOnEntry) {
+  const std::vector<double> x0 = {0.3, 0.45, 0.7};
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("paused.hym",
+      "model paused\nstate x0 = 0.3, x1 = 0.45, x2 = 0.7\nmode a {\n"
+      "  der(x0) = -sign(x0 - 0.05) + 0.1*sin(1*t)\n  der(x1) = -sign(x1 - 0.05) + 0.1*sin(2*t)\n"
+      "  der(x2) = -sign(x2 - 0.05) + 0.1*sin(3*t)\n}\nmode b { der(x0) = 0; der(x1) = 0; der(x2) = 0 }\n"
+      "a -> b pause [t >= 1 && t <= 1.2]\nb -> a resume [t >= 1.5] { x0 := 0.3; x1 := 0.45; x2 := 0.7 }\n"));
+  ASSERT_EQ(spec->parts.size(), 3u);
+  ASSERT_EQ(spec->modes.size(), 2u);
+  const ModelEntry entry = lang::model_entry(spec);
+  const Model<double> model = entry.make<double>(entry.default_values());
+  Events events;
+  const RunResult<double> result = run(model, 3.0, &events);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(events.rows.size(), 8u);
+  EXPECT_EQ(events.rows[3].guard, "pause");
+  EXPECT_EQ(events.rows[4].guard, "resume");
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(events.rows[4].post[3 + i], 1.0) << "relay " << i << " above again";
+  for (std::size_t e = 0; e < 3; ++e) {
+    EXPECT_NEAR(events.rows[e].t, static_cast<double>(many_relays::arrival(x0[e], e)), 1e-9);
+    const long double k = static_cast<long double>(e + 1);
+    const auto g = [&](long double t) {
+      return static_cast<long double>(x0[e]) - (t - 1.5L) + 0.1L * (std::cos(k * 1.5L) - std::cos(k * t)) / k - 0.05L;
+    };
+    long double lo = 1.5L, hi = 3.0L;
+    for (int iteration = 0; iteration < 200; ++iteration) (g((lo + hi) / 2) > 0 ? lo : hi) = (lo + hi) / 2;
+    EXPECT_EQ(events.rows[5 + e].guard, "switch" + std::to_string(e + 1));
+    EXPECT_NEAR(events.rows[5 + e].t, static_cast<double>(lo), 1e-9);
+    EXPECT_EQ(result.x[3 + e], 0.0) << "relay " << e << " slides at the end";
+  }
+}
+
 // A condition on t alone keeps the modes: their guard has the exact root of a time event.
 TEST(SwitchParts, AConditionOnTimeKeepsTheModes) {
   const lang::ModelSpec spec = lang::compile_text("timed.hym",
@@ -252,8 +289,9 @@ TEST(SwitchParts, AConditionOnTimeKeepsTheModes) {
   EXPECT_EQ(spec.modes.size(), 4u);
 }
 
-// A model of two modes keeps the warning: its many conditions are stepped across.
-TEST(SwitchParts, ManyConditionsInAModelOfTwoModesAreSteppedAcross) {
+// Six conditions whose surfaces' rates each read all six branches (coupled): no parts, and
+// more than the split makes into modes, so they are stepped across with a warning.
+TEST(SwitchParts, ManyCoupledConditionsAreSteppedAcross) {
   std::string text = "model two\nstate x = 1, y = 1\nmode a {\n  der(x) = sign(x - 0.1) + sign(x - 0.2) + sign(x - 0.3) + "
                      "sign(x - 0.4) + sign(x - 0.5) + sign(x - 0.6)\n  der(y) = -1\n}\nmode b {\n  der(x) = 0\n  der(y) = 0\n}\n"
                      "a -> b stop_a [y <= 0]\n";

@@ -56,6 +56,10 @@ struct SwitchPart {
   // The states `surface` and `rate` read (sorted or not); empty: unknown. With it, the rate of
   // a sliding part's event (the gamma rule) moves these states alone, not the whole vector.
   std::vector<std::size_t> reads{};
+  // The mode the part acts in (its field reads sigma there, its rate is that field's); empty:
+  // every mode with a field. A transition from another mode into it sets p to the side of the
+  // state it enters with.
+  std::string mode{};
 };
 
 namespace detail {
@@ -102,6 +106,35 @@ S switch_target(const SwitchPart<S>& part, std::size_t state, S t, const S* x) {
   return sliding_sigma(part, t, x) >= S(0) ? S(1) : S(-1);
 }
 
+// Each transition from another mode into a part's mode, and a Zeno continuation into it, ends
+// by setting the part's p to the side of the state entered with (called before the parts'
+// own crossings exist).
+template <class S>
+void enter_parts(Model<S>& model, const std::shared_ptr<const std::vector<SwitchPart<S>>>& parts, std::size_t first) {
+  const auto entering = [&](const std::string& target) {
+    std::vector<std::size_t> entered;
+    for (std::size_t j = 0; j < parts->size(); ++j) {
+      if (!(*parts)[j].mode.empty() && (*parts)[j].mode == target) entered.push_back(j);
+    }
+    return entered;
+  };
+  const auto wrap = [&](ResetFunction<S>* reset, std::vector<std::size_t> entered) {
+    if (entered.empty()) return;
+    *reset = [user = std::move(*reset), parts, entered = std::move(entered), first](S t, const S* x_pre, S* x_post) {
+      if (user) user(t, x_pre, x_post);
+      for (const std::size_t j : entered) {
+        x_post[first + j] = (*parts)[j].surface(t, x_post) >= S(0) ? S(1) : S(-1);
+      }
+    };
+  };
+  for (auto& mode : model.modes) {
+    for (auto& tr : mode.transitions) {
+      if (tr.target_name != mode.name) wrap(&tr.reset, entering(tr.target_name));
+    }
+  }
+  if (!model.zeno.mode_name.empty()) wrap(&model.zeno.reset, entering(model.zeno.mode_name));
+}
+
 }  // namespace detail
 
 // Makes the model's states [first, first + parts.size()) the parts' (a model file declares
@@ -130,12 +163,26 @@ void attach_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts, std:
   }
   model.jacobian_pattern = nullptr;
   model.guard_enclosure = {};
+  const auto acts_in = [&](std::size_t j, const Mode<S>& mode) {
+    return mode.field && ((*shared)[j].mode.empty() || (*shared)[j].mode == mode.name);
+  };
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::string& name = (*shared)[j].mode;
+    if (!name.empty() && model.find_mode(name) < 0) {
+      throw ModelError("model '" + model.name + "': part '" + (*shared)[j].name + "' acts in an unknown mode '" + name + "'");
+    }
+  }
+  detail::enter_parts(model, shared, first);
   for (auto& mode : model.modes) {
     if (!mode.field) continue;
-    mode.field = [field = std::move(mode.field), shared, first, n](S t, const S* x, S* dxdt) {
+    std::vector<std::size_t> here;  // the parts that act in this mode
+    for (std::size_t j = 0; j < count; ++j) {
+      if (acts_in(j, mode)) here.push_back(j);
+    }
+    mode.field = [field = std::move(mode.field), shared, here = std::move(here), first, n](S t, const S* x, S* dxdt) {
       thread_local std::vector<S> with_sigma;  // x with each sliding part's sigma_eq
       const S* read = x;
-      for (std::size_t j = 0; j < shared->size(); ++j) {
+      for (const std::size_t j : here) {
         if (x[first + j] != S(0)) continue;
         if (read == x) {
           with_sigma.assign(x, x + n);  // allocates once per thread and size
@@ -173,7 +220,7 @@ void attach_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts, std:
       x_post[state] = detail::switch_target(*part, state, t, x_pre);
     };
     for (auto& mode : model.modes) {
-      if (!mode.field) continue;
+      if (!acts_in(j, mode)) continue;
       model.add_crossing(mode.name, part->name, Guard<S>::atom(part->name, event, Relation::kLess, rate), reset);
     }
   }

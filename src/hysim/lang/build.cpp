@@ -175,6 +175,7 @@ class Builder {
         return (S(1) + sigma) / S(2) * r[0] + (S(1) - sigma) / S(2) * r[1];
       };
       part.reads.assign(p.reads.begin(), p.reads.end());
+      part.mode = spec_.modes[static_cast<std::size_t>(p.mode)].name;
       parts.push_back(std::move(part));
     }
     return parts;

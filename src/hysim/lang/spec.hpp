@@ -81,6 +81,7 @@ struct ModeSpec {
 // the field with the part's sigma at +1 and at -1; reads: the other states those read.
 struct PartSpec {
   std::string name;
+  int mode = -1;  // the mode it acts in
   int state = -1;
   NodeId surface = -1, rate_up = -1, rate_down = -1;
   std::vector<int> reads;
@@ -131,7 +132,7 @@ struct ModelSpec {
   };
   std::vector<Initial> initial;
   std::vector<TransitionSpec> transitions;  // in declaration order (priority within a mode)
-  std::vector<PartSpec> parts;  // the switch parts of a one-mode model's many conditions (split.cpp)
+  std::vector<PartSpec> parts;  // the switch parts of modes' independent conditions (split.cpp)
   std::optional<ZenoSpec> zeno;
   std::vector<PresetSpec> presets;
   std::vector<RequirementSpec> requirements;

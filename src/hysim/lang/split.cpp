@@ -21,9 +21,9 @@
 // is chosen by the conditions at the initial state. User transitions out of m are copied to
 // every part, before the implicit ones (they keep their priority).
 //
-// A model of one mode whose field switches on two or more conditions, each one comparison of
-// something that reads the state, and whose surfaces' rates along the field each read no other
-// condition's branch, is not split: each condition becomes a switch part
+// A mode whose field switches on two or more conditions, each one comparison of something that
+// reads the state, and whose surfaces' rates along the field each read no other condition's
+// branch, is not split: each condition becomes a switch part
 // (core/switch_parts.hpp, PartMaker below), a state sigma read by the field, so that k
 // independent switches cost k states instead of 2^k modes and each slides on its own surface.
 // One condition keeps the two modes (the engine classifies its sliding); coupled surfaces keep
@@ -78,8 +78,7 @@ class PartMaker {
  public:
   explicit PartMaker(ModelSpec* spec) : spec_(*spec), g_(spec->graph) {}
 
-  // A model of one mode whose field switches on more than kMaxSwitches conditions: each
-  // condition becomes a switch part (core/switch_parts.hpp) with a state sigma of its own,
+  // A mode whose field switches on two or more conditions: each condition becomes a switch part (core/switch_parts.hpp) with a state sigma of its own,
   // which the field reads as Filippov's convex combination of the two branches
   //   if c then a else b -> (1 + sigma)/2 a + (1 - sigma)/2 b    abs(a) -> sigma a
   //   sign(a) -> sigma     min, max -> as `if` on their condition
@@ -88,7 +87,7 @@ class PartMaker {
   // and at -1. False, nothing changed, when a condition is not one comparison of something that
   // reads the state (a time event keeps its exact root as a mode's guard) or a rate reads
   // another part's sigma (surfaces that slide together are solved one by one).
-  bool make(const ModeSpec& mode, const std::vector<NodeId>& found, ModeSpec* out) {
+  bool make(const ModeSpec& mode, const std::vector<NodeId>& found, int index, ModeSpec* out) {
     const int first = static_cast<int>(spec_.states.size()), count = static_cast<int>(found.size());
     std::map<NodeId, NodeId> sigma;
     std::vector<NodeId> surfaces;
@@ -126,7 +125,8 @@ class PartMaker {
         if (r >= first) return false;
         part.reads.push_back(r);
       }
-      part.name = unused_name("switch" + std::to_string(j + 1));
+      part.name = unused_name("switch" + std::to_string(spec_.parts.size() + static_cast<std::size_t>(j) + 1));
+      part.mode = index;
       part.where = mode.where;
       parts.push_back(std::move(part));
     }
@@ -135,9 +135,8 @@ class PartMaker {
       spec_.states.push_back(StateInfo{part.name, g_.constant("1"),
                                        "the switch part of " + spec_.print(found[static_cast<std::size_t>(j)]),
                                        mode.where});
-      with_parts.field.push_back(g_.constant("0"));
     }
-    spec_.parts = std::move(parts);
+    spec_.parts.insert(spec_.parts.end(), parts.begin(), parts.end());
     *out = std::move(with_parts);
     return true;
   }
@@ -212,6 +211,9 @@ class Splitter {
 
   void run() {
     std::vector<ModeSpec> modes = split_modes();
+    for (ModeSpec& mode : modes) {  // the parts' states change at events only
+      if (!mode.algebraic) mode.field.resize(spec_.states.size(), g_.constant("0"));
+    }
     if (modes.size() == spec_.modes.size()) {  // nothing split; a mode's conditions may be parts
       if (!spec_.parts.empty()) spec_.modes = std::move(modes);
       return;
@@ -235,9 +237,9 @@ class Splitter {
       const ModeSpec& mode = spec_.modes[m];
       std::vector<NodeId> found;
       if (!mode.algebraic) found = switches_of(mode.field);
-      if (found.size() >= 2 && spec_.modes.size() == 1) {  // parts, not 2^k modes, where they can be
+      if (found.size() >= 2) {  // parts, not 2^k modes, where they can be
         ModeSpec with_parts;
-        if (PartMaker(&spec_).make(mode, found, &with_parts)) {
+        if (PartMaker(&spec_).make(mode, found, static_cast<int>(modes.size()), &with_parts)) {
           conditions_[m] = {};
           parts_[m].push_back(static_cast<int>(modes.size()));
           modes.push_back(std::move(with_parts));
@@ -248,8 +250,8 @@ class Splitter {
         spec_.warnings.push_back(Diagnostic{Severity::kWarning, mode.where,
                                             "mode '" + mode.name + "' switches on " + std::to_string(found.size()) +
                                                 " conditions; more than " + std::to_string(kMaxSwitches) +
-                                                " are stepped across, not located (write them as modes; a model of one mode makes them switch "
-                                                "parts when each is one comparison)"});
+                                                " are stepped across, not located (write them as modes; they are switch parts when each is "
+                                                "one comparison of the state and no surface's rate reads another)"});
         found.clear();
       }
       conditions_[m] = found;
