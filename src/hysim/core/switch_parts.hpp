@@ -135,6 +135,39 @@ void enter_parts(Model<S>& model, const std::shared_ptr<const std::vector<Switch
   if (!model.zeno.mode_name.empty()) wrap(&model.zeno.reset, entering(model.zeno.mode_name));
 }
 
+// Part j's crossing in `mode`: its event function, the event's rate along the field, its reset.
+template <class S>
+void add_part_crossing(Model<S>& model, const std::string& mode,
+                       const std::shared_ptr<const std::vector<SwitchPart<S>>>& shared, std::size_t j,
+                       std::size_t first) {
+  const std::size_t n = first + shared->size();
+  const std::size_t state = first + j;
+  const SwitchPart<S>* part = &(*shared)[j];
+  auto event = [shared, part, state](S t, const S* x) { return detail::switch_event(*part, state, t, x); };
+  auto rate = [shared, part, state, n](S t, const S* x, const S* f) -> S {
+    const S p = x[state];
+    if (p != S(0)) return p * part->rate(t, x, p);
+    // d(1 - |sigma_eq|)/dt by a forward difference along f, moving the states read.
+    using std::abs;
+    using std::sqrt;
+    const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
+    thread_local std::vector<S> ahead;
+    if (part->reads.empty()) {
+      ahead.assign(x, x + n);
+      for (std::size_t i = 0; i < n; ++i) ahead[i] += d * f[i];
+    } else {
+      if (ahead.size() < n) ahead.resize(n);
+      for (std::size_t i : part->reads) ahead[i] = x[i] + d * f[i];
+      ahead[state] = S(0);
+    }
+    return (detail::switch_event(*part, state, t + d, ahead.data()) - detail::switch_event(*part, state, t, x)) / d;
+  };
+  auto reset = [shared, part, state](S t, const S* x_pre, S* x_post) {
+    x_post[state] = detail::switch_target(*part, state, t, x_pre);
+  };
+  model.add_crossing(mode, part->name, Guard<S>::atom(part->name, event, Relation::kLess, rate), reset);
+}
+
 }  // namespace detail
 
 // Makes the model's states [first, first + parts.size()) the parts' (a model file declares
@@ -195,33 +228,8 @@ void attach_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts, std:
     };
   }
   for (std::size_t j = 0; j < count; ++j) {
-    const std::size_t state = first + j;
-    const SwitchPart<S>* part = &(*shared)[j];
-    auto event = [shared, part, state](S t, const S* x) { return detail::switch_event(*part, state, t, x); };
-    auto rate = [shared, part, state, n](S t, const S* x, const S* f) -> S {
-      const S p = x[state];
-      if (p != S(0)) return p * part->rate(t, x, p);
-      // d(1 - |sigma_eq|)/dt by a forward difference along f, moving the states read.
-      using std::abs;
-      using std::sqrt;
-      const S d = sqrt(machine_epsilon<S>()) * std::max<S>(abs(t), S(1));
-      thread_local std::vector<S> ahead;
-      if (part->reads.empty()) {
-        ahead.assign(x, x + n);
-        for (std::size_t i = 0; i < n; ++i) ahead[i] += d * f[i];
-      } else {
-        if (ahead.size() < n) ahead.resize(n);
-        for (std::size_t i : part->reads) ahead[i] = x[i] + d * f[i];
-        ahead[state] = S(0);
-      }
-      return (detail::switch_event(*part, state, t + d, ahead.data()) - detail::switch_event(*part, state, t, x)) / d;
-    };
-    auto reset = [shared, part, state](S t, const S* x_pre, S* x_post) {
-      x_post[state] = detail::switch_target(*part, state, t, x_pre);
-    };
     for (auto& mode : model.modes) {
-      if (!acts_in(j, mode)) continue;
-      model.add_crossing(mode.name, part->name, Guard<S>::atom(part->name, event, Relation::kLess, rate), reset);
+      if (acts_in(j, mode)) detail::add_part_crossing(model, mode.name, shared, j, first);
     }
   }
 }
