@@ -251,6 +251,9 @@ TEST(Components, MistakesInAComponentAreErrorsAtTheirPlace) {
                 .find("component 'c' has no mode 'b'"), std::string::npos);
   EXPECT_NE(compile_error(head + "component c {\n  mode a { der(x) = 1 }\n  state z = 1\n}\n")
                 .find("expected, in component c"), std::string::npos);
+  std::string many = head + "component c {\n";  // the choice among its modes is bounded as expressions are
+  for (int m = 0; m < 4100; ++m) many += "  mode m" + std::to_string(m) + " { der(x) = 1 }\n";
+  EXPECT_NE(compile_error(many + "}\n").find("among too many modes"), std::string::npos);
 }
 
 TEST(Components, BadComponentsAreModelErrors) {

@@ -93,6 +93,12 @@ std::vector<NodeId> ComponentResolver::fields() {
         const NodeId here = g.apply(Op::kEqual, {g.leaf(Op::kState, q), g.constant(std::to_string(m))});
         chosen = chosen < 0 ? it->second : g.apply(Op::kSelect, {here, it->second, chosen});
       }
+      if (chosen >= 0 && g.height(chosen) > Graph::kMaxHeight) {  // one choice per local mode, nested
+        expressions_.error(c.where, "component '" + c.name + "' chooses der(" +
+                                        spec_.states[static_cast<std::size_t>(s)].name + ") among too many modes ("
+                                        "more than " + std::to_string(Graph::kMaxHeight) + " operations deep)");
+        chosen = g.constant("0");
+      }
       field[static_cast<std::size_t>(s)] = chosen;
     }
   }
