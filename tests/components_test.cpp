@@ -224,6 +224,103 @@ TEST(Components, ComponentBlocksOfAModelFileSwitchAtTheClosedFormTimes) {
   }
 }
 
+std::string compile_error(const std::string& text);
+
+// A bouncing ball (e = 1/2, from h = 1) and a thermostat, two components: the ball's impacts
+// accumulate at t_inf = t_1 (1 + e)/(1 - e), t_1 = sqrt(2/g), among the room's switches
+// (at 0.105, 0.51, 0.71, 1.12 and 1.32 h, the last 0.03 before t_inf); the ball's own Zeno
+// watch sees it, the ball rests from t_inf on, and the room switches on at its closed-form
+// times.
+TEST(Components, OneComponentsZenoAmongAnothersEventsContinuesIt) {
+  constexpr double g = 9.81, e = 0.5;
+  Model<double> model;
+  model.name = "ball-and-room";
+  model.state_names = {"h", "v", "T"};
+  model.x0 = {1.0, 0.0, 20.0};
+  model.add_mode("world", [](double, const double* x, double* dxdt) {
+    const bool flying = x[3] == 0, heating = x[4] == 1;
+    dxdt[0] = flying ? x[1] : 0;
+    dxdt[1] = flying ? -g : 0;
+    dxdt[2] = -x[2] + (heating ? kHeat : 0);
+  });
+  Component<double> ball;
+  ball.name = "ball";
+  ball.modes = {"flight", "rest"};
+  ball.transitions.push_back(
+      {"bounce", "flight", "flight",
+       Guard<double>::atom("h", [](double, const double* x) { return x[0]; }, Relation::kLessEqual,
+                           [](double, const double*, const double* f) { return f[0]; }) &&
+           Guard<double>::atom("v", [](double, const double* x) { return x[1]; }, Relation::kLess,
+                               [](double, const double*, const double* f) { return f[1]; }),
+       [](double, const double* x, double* x_plus) { x_plus[1] = -e * x[1]; }});
+  ball.zeno_mode = "rest";
+  ball.zeno_reset = [](double, const double*, double* x_plus) { x_plus[0] = x_plus[1] = 0; };
+  Component<double> room;
+  room.name = "room";
+  room.modes = {"off", "on"};
+  room.transitions.push_back({"heat_on", "off", "on", Guard<double>::atom("T", [](double, const double* x) { return x[2] - kLow; },
+                                                                          Relation::kLessEqual), {}});
+  room.transitions.push_back({"heat_off", "on", "off", Guard<double>::atom("T", [](double, const double* x) { return x[2] - kHigh; },
+                                                                           Relation::kGreaterEqual), {}});
+  add_components(model, {ball, room});
+  model.finalize();
+  Records records;
+  const RunResult<double> result = run(model, 3.0, &records);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  const double t_inf = std::sqrt(2 / g) * (1 + e) / (1 - e);
+  std::vector<double> room_times;
+  std::size_t rests = 0;
+  for (const auto& row : records.rows) {
+    if (row.guard == "ball.zeno") {
+      ++rests;
+      EXPECT_NEAR(row.t, t_inf, 1e-8);
+      EXPECT_EQ(row.post[3], 1.0);  // at rest
+    }
+    if (row.guard.rfind("room.", 0) == 0) room_times.push_back(row.t);
+  }
+  EXPECT_EQ(rests, 1u);
+  EXPECT_TRUE(result.zeno_detected);
+  EXPECT_EQ(result.x[0], 0.0);
+  const auto exact = switchings(1.0, 3.0);
+  ASSERT_EQ(room_times.size(), exact.size());
+  for (std::size_t k = 0; k < exact.size(); ++k) EXPECT_NEAR(room_times[k], static_cast<double>(exact[k]), 1e-9) << k;
+}
+
+// The same as a model file: the ball's `zeno -> rest { ... }` in its component block.
+TEST(Components, AComponentBlocksZenoContinuation) {
+  const std::string text =
+      "model ball_and_room\nstate h = 1, v = 0, T = 20\nmode world { der(T) = 0 }\n"
+      "component ball {\n  mode flight { der(h) = v; der(v) = -9.81 }\n  mode rest { der(h) = 0; der(v) = 0 }\n"
+      "  flight -> flight bounce [h <= 0 && v < 0] { v := -0.5*v }\n  zeno -> rest { h := 0; v := 0 }\n}\n"
+      "component room {\n  mode off { der(T) = -T }\n  mode on { der(T) = -T + 30 }\n"
+      "  off -> on heat_on [T <= 18]\n  on -> off heat_off [T >= 22]\n}\n";
+  // der(T) is the room's: the model's own mode may not give it.
+  EXPECT_NE(compile_error(text).find("takes its derivative from component 'room'"), std::string::npos);
+  std::string fixed = text;
+  fixed.replace(fixed.find("mode world { der(T) = 0 }"), 25, "mode world { }");
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("ball.hym", fixed));
+  const lang::ModelSpec again = lang::compile_text("printed.hym", lang::print(lang::parse(lang::SourceText("ball.hym", fixed))));
+  EXPECT_EQ(again.graph.size(), spec->graph.size());
+  const ModelEntry entry = lang::model_entry(spec);
+  const Model<double> model = entry.make<double>(entry.default_values());
+  Records records;
+  const RunResult<double> result = run(model, 3.0, &records);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  const double t_inf = std::sqrt(2 / 9.81) * 3;
+  std::size_t rests = 0, room_switches = 0;
+  for (const auto& row : records.rows) {
+    if (row.guard == "ball.zeno") {
+      ++rests;
+      EXPECT_NEAR(row.t, t_inf, 1e-8);
+    }
+    room_switches += row.guard.rfind("room.", 0) == 0;
+  }
+  EXPECT_EQ(rests, 1u);
+  EXPECT_EQ(room_switches, switchings(1.0, 3.0).size());
+  EXPECT_EQ(result.x[3], 1.0);  // the ball at rest
+  EXPECT_EQ(result.x[0], 0.0);
+}
+
 // The message of the error compiling `text` gives ("" when it compiles).
 std::string compile_error(const std::string& text) {
   try {

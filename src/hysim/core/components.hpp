@@ -15,8 +15,9 @@
 //
 // Two local modes that share a surface and whose fields both drive into it would chatter
 // between them (one global mode, so no two-mode sliding cycle): such a switch is a switch
-// part (core/switch_parts.hpp), which slides. Zeno is detected on the run's sequence of events
-// as a whole, not per component.
+// part (core/switch_parts.hpp), which slides. Zeno is watched per component (the events of its
+// transitions alone, events/zeno.hpp): where they accumulate the run goes on from the
+// accumulation time with the component in its zeno_mode, the other parts as they were.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +47,10 @@ struct Component {
   std::vector<std::string> modes;   // the local modes; q_c holds the index
   std::string initial;              // empty: the first local mode
   std::vector<ComponentTransition<S>> transitions;  // in priority order
+  // Where its events accumulate (Zeno, watched per component): the local mode it rests in
+  // after, with the reset (empty mode: the run stops there, as without a model continuation).
+  std::string zeno_mode{};
+  ResetFunction<S> zeno_reset{};
 };
 
 // Appends one state per component (its initial local mode's index), wraps every mode's field
@@ -82,6 +87,16 @@ std::size_t add_components(Model<S>& model, std::vector<Component<S>> components
   }
   for (std::size_t c = 0; c < components.size(); ++c) {
     const std::size_t q = first + c;
+    const int part = static_cast<int>(model.parts.size());
+    ModelPart<S> info{components[c].name, components[c].name + ".zeno", {}};
+    if (!components[c].zeno_mode.empty()) {
+      const S rest = S(local(components[c], components[c].zeno_mode, "the Zeno continuation's mode"));
+      info.zeno_reset = [q, rest, user = std::move(components[c].zeno_reset)](S t, const S* x, S* x_plus) {
+        if (user) user(t, x, x_plus);
+        x_plus[q] = rest;
+      };
+    }
+    model.parts.push_back(std::move(info));
     for (auto& tr : components[c].transitions) {
       const S from = S(local(components[c], tr.from, "transition '" + tr.name + "' leaves"));
       const S to = S(local(components[c], tr.to, "transition '" + tr.name + "' enters"));
@@ -96,6 +111,7 @@ std::size_t add_components(Model<S>& model, std::vector<Component<S>> components
       for (auto& mode : model.modes) {
         if (!mode.field) continue;
         model.add_transition(mode.name, mode.name, label, Guard<S>(in_mode) && Guard<S>(tr.guard), reset);
+        mode.transitions.back().part = part;
       }
     }
   }

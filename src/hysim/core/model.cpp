@@ -89,6 +89,11 @@ void Model<S>::finalize() {
         throw ModelError(where + ", mode '" + mode.name + "', transition '" + transition.name +
                          "': empty guard");
       }
+      if (transition.part < -1 || transition.part >= static_cast<int>(parts.size())) {
+        throw ModelError(where + ", mode '" + mode.name + "', transition '" + transition.name + "': part " +
+                         std::to_string(transition.part) + " out of range (the model has " +
+                         std::to_string(parts.size()) + ")");
+      }
     }
   }
   if (initial_mode < 0 || initial_mode >= static_cast<int>(modes.size())) {

@@ -45,6 +45,7 @@ struct Transition {
   // mode is entered with its guard already true (events/crossings.hpp).
   bool crossing = false;
   bool stop = false;  // the run ends after the event this transition takes part in (scipy's terminal)
+  int part = -1;      // the part it belongs to (Model::parts: a component, a switch part); -1: the model's own
 };
 
 // A mode a in I with its field f_a and its outgoing transitions, in priority order: when
@@ -71,6 +72,17 @@ struct ZenoContinuation {
   ResetFunction<S> reset; // empty: identity
 };
 
+// A part of the model that owns transitions (core/components.hpp, core/switch_parts.hpp): its
+// events are watched for Zeno on their own, and an accumulation of them continues with the
+// part's reset, the run staying in its mode (a component entering its resting mode); without
+// one (zeno_reset empty) the run stops there, as for the model's own events.
+template <class S>
+struct ModelPart {
+  std::string name;
+  std::string zeno_label;          // the record of its continuation, e.g. "ball.zeno"
+  ResetFunction<S> zeno_reset;     // empty: no continuation
+};
+
 template <class S>
 struct Model {
   std::string name;          // the hysim name, e.g. "pwm-servo"
@@ -84,6 +96,7 @@ struct Model {
   // NaN where it gives none; empty: none at all. A run's `--atol NAME=VALUE` overrides it.
   std::vector<S> state_atol;
   ZenoContinuation<S> zeno;
+  std::vector<ModelPart<S>> parts;  // by Transition::part
   // Interval enclosures of the guards, for the certified strategy (double runs); empty: none
   // (model files give them; a C++ model may).
   GuardEnclosureMaker guard_enclosure;

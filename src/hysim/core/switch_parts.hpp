@@ -228,8 +228,12 @@ void attach_switch_parts(Model<S>& model, std::vector<SwitchPart<S>> parts, std:
     };
   }
   for (std::size_t j = 0; j < count; ++j) {
+    const int part = static_cast<int>(model.parts.size());
+    model.parts.push_back(ModelPart<S>{(*shared)[j].name, (*shared)[j].name + ".zeno", {}});
     for (auto& mode : model.modes) {
-      if (acts_in(j, mode)) detail::add_part_crossing(model, mode.name, shared, j, first);
+      if (!acts_in(j, mode)) continue;
+      detail::add_part_crossing(model, mode.name, shared, j, first);
+      mode.transitions.back().part = part;
     }
   }
 }

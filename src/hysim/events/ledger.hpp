@@ -185,7 +185,7 @@ class RunLedger {
       case ZenoPolicy<S>::Verdict::kContinue:
         after.next = AfterEvent<S>::Next::kContinueZeno;
         after.t_zeno = zeno_.t_zeno();
-        after.zeno_mode = model_.zeno.mode;
+        after.zeno_mode = zeno_.continuation_mode();
         after.zeno_x = zeno_.continuation_state();
         break;
     }

@@ -184,7 +184,11 @@ class ZenoWatch {
 // "zeno") and goes on from (t_inf, reset(t_inf, x)); without one it stops (kZeno). Two
 // watches: one on the events whose chain visited a pinnacle (both tests), one on every event
 // (the geometric test). A continuation after which the events accumulate again at once at the same point does not
-// hold: the run would not advance, and that is a SimulationError.
+// hold: the run would not advance, and that is a SimulationError. The events of each part of the
+// model (a component, a switch part: Model::parts) have watches of their own, read first, so that
+// one component's accumulation is seen among the other components' events; it continues with
+// the part's reset in the mode the run is in (the other parts' states as they were at the last
+// event, t_inf - t_k being at most zeno_horizon or a few resolutions), or stops the run.
 template <class S>
 class ZenoPolicy {
  public:
@@ -194,31 +198,79 @@ class ZenoPolicy {
   // The model and the emitter outlive the policy.
   ZenoPolicy(const Model<S>& model, const SimulationOptions& options, const ExactOptions<S>& exact,
              EventEmitter<S>* emitter)
-      : model_(model), emitter_(emitter), pinnacles_(options, exact, /*at_resolution_test=*/true),
-        events_(options, exact, /*at_resolution_test=*/false), horizon_(exact.zeno_horizon),
-        t_end_(exact.t_end), x_plus_(model.state_size()) {}
+      : model_(model), emitter_(emitter), all_(options, exact), horizon_(exact.zeno_horizon),
+        t_end_(exact.t_end), x_plus_(model.state_size()) {
+    parts_.reserve(model.parts.size());
+    for (std::size_t p = 0; p < model.parts.size(); ++p) parts_.emplace_back(options, exact);
+  }
 
   void reset() {
-    pinnacles_.reset();
-    events_.reset();
-    detected_ = continued_ = of_pinnacles_ = false;
+    all_.reset();
+    for (auto& watches : parts_) watches.reset();
+    detected_ = of_pinnacles_ = false;
     t_zeno_ = S(0);
+    mode_ = -1;
   }
 
   // After an event at t whose chain arrived in `mode` with state x (`pinnacle`: the chain
-  // visited one); the run's event times are known to `resolution`. kContinue: the row is
-  // recorded, and the run goes on at t_zeno() in model.zeno.mode from continuation_state().
+  // visited one); the run's event times are known to `resolution`. The events of a part
+  // (Transition::part: a component's, a switch part's) are also watched on their own, first.
+  // kContinue: the row is recorded, and the run goes on at t_zeno() in continuation_mode()
+  // (model.zeno.mode; for a part's accumulation, the mode it is in) from continuation_state().
   Verdict observe(S t, S resolution, int mode, const S* x, bool pinnacle, EventOrigin origin) {
-    const bool by_pinnacles = pinnacle && pinnacles_.observe(t, resolution, origin);
-    const bool by_events = events_.observe(t, resolution, origin);
+    const int part = origin.mode < 0 || origin.transition < 0
+                         ? -1
+                         : model_.modes[static_cast<std::size_t>(origin.mode)]
+                               .transitions[static_cast<std::size_t>(origin.transition)]
+                               .part;
+    if (part >= 0) {
+      const Verdict verdict = observe(&parts_[static_cast<std::size_t>(part)], part, t, resolution, mode, x, pinnacle,
+                                      origin);
+      if (verdict != Verdict::kNone) {
+        all_.reset();
+        return verdict;
+      }
+    }
+    return observe(&all_, -1, t, resolution, mode, x, pinnacle, origin);
+  }
+
+  bool detected() const { return detected_; }
+  // The last accumulation declared was of pinnacles (else of events of any class).
+  bool of_pinnacles() const { return of_pinnacles_; }
+  S t_zeno() const { return t_zeno_; }  // the last accumulation time declared
+  int continuation_mode() const { return mode_; }
+  const S* continuation_state() const { return x_plus_.data(); }
+
+ private:
+  // Two watches: one on the events whose chain visited a pinnacle (both tests), one on every
+  // event (the geometric test); and where the last continuation of theirs went.
+  struct Watches {
+    Watches(const SimulationOptions& options, const ExactOptions<S>& exact)
+        : pinnacles(options, exact, /*at_resolution_test=*/true), events(options, exact, /*at_resolution_test=*/false) {}
+    void reset() {
+      pinnacles.reset();
+      events.reset();
+      continued = false;
+    }
+    ZenoWatch<S> pinnacles, events;
+    bool continued = false;
+    S t_zeno = S(0);
+  };
+
+  // The watches of the model (part < 0) or of one part.
+  Verdict observe(Watches* w, int part, S t, S resolution, int mode, const S* x, bool pinnacle, EventOrigin origin) {
+    const bool by_pinnacles = pinnacle && w->pinnacles.observe(t, resolution, origin);
+    const bool by_events = w->events.observe(t, resolution, origin);
     if (!by_pinnacles && !by_events) return Verdict::kNone;
-    const ZenoWatch<S>& watch = by_pinnacles ? pinnacles_ : events_;
+    const ZenoWatch<S>& watch = by_pinnacles ? w->pinnacles : w->events;
     const S t_inf = watch.t_inf();
     if (!(t_inf < t_end_)) return Verdict::kNone;  // the run ends before it
-    if (continued_ && t_inf - t_zeno_ <= std::max<S>(horizon_, S(2) * resolution)) {
-      throw SimulationError(where(model_, mode, t) + ": " + what(by_pinnacles) + " accumulate again at t = " + format_scalar(t_inf) +
-                            ", right after the Zeno continuation into mode '" + model_.zeno.mode_name + "' at t = " +
-                            format_scalar(t_zeno_) + ": the continuation does not hold, and the run does not advance");
+    const std::string& who = part < 0 ? model_.zeno.mode_name : model_.parts[static_cast<std::size_t>(part)].name;
+    if (w->continued && t_inf - w->t_zeno <= std::max<S>(horizon_, S(2) * resolution)) {
+      throw SimulationError(where(model_, mode, t) + ": " + what(by_pinnacles) + " accumulate again at t = " +
+                            format_scalar(t_inf) + ", right after the Zeno continuation " +
+                            (part < 0 ? "into mode '" : "of part '") + who + "' at t = " + format_scalar(w->t_zeno) +
+                            ": the continuation does not hold, and the run does not advance");
     }
     detected_ = true;
     of_pinnacles_ = by_pinnacles;
@@ -230,34 +282,32 @@ class ZenoPolicy {
       HYSIM_LOG_INFO("Zeno: {} accumulate at t = {:.17g} (ratio {:.6g} over a period of {} events)",
                      what(by_pinnacles), to_double(t_inf), to_double(watch.ratio()), watch.period());
     }
-    pinnacles_.reset();
-    events_.reset();
-    if (model_.zeno.mode < 0) return Verdict::kStop;
-    continued_ = true;
+    w->reset();
+    const ResetFunction<S>& reset = part < 0 ? model_.zeno.reset : model_.parts[static_cast<std::size_t>(part)].zeno_reset;
+    mode_ = part < 0 ? model_.zeno.mode : mode;
+    if (mode_ < 0 || (part >= 0 && !reset)) return Verdict::kStop;
+    w->continued = true;
+    w->t_zeno = t_inf;
     std::copy(x, x + x_plus_.size(), x_plus_.begin());
-    if (model_.zeno.reset) model_.zeno.reset(t_inf, x, x_plus_.data());
+    if (reset) reset(t_inf, x, x_plus_.data());
     check_finite(model_, mode, t_inf, x_plus_.data(), "the Zeno continuation's state");
-    emitter_->take_direct(mode, model_.zeno.mode, TransitionClass::kInterior, kGuard, t_inf, t_inf, x,
-                          x_plus_.data(), x_plus_.size(), /*one_sided=*/true);
+    const std::string_view label = part < 0 ? kGuard : std::string_view(model_.parts[static_cast<std::size_t>(part)].zeno_label);
+    emitter_->take_direct(mode, mode_, TransitionClass::kInterior, label, t_inf, t_inf, x, x_plus_.data(),
+                          x_plus_.size(), /*one_sided=*/true);
     return Verdict::kContinue;
   }
 
-  bool detected() const { return detected_; }
-  // The last accumulation declared was of pinnacles (else of events of any class).
-  bool of_pinnacles() const { return of_pinnacles_; }
-  S t_zeno() const { return t_zeno_; }  // the last accumulation time declared
-  const S* continuation_state() const { return x_plus_.data(); }
-
- private:
   const Model<S>& model_;
   EventEmitter<S>* emitter_;
   static const char* what(bool pinnacles) { return pinnacles ? "pinnacles" : "events"; }
 
-  ZenoWatch<S> pinnacles_, events_;
+  Watches all_;
+  std::vector<Watches> parts_;  // by Model::parts
   S horizon_, t_end_;
   std::vector<S> x_plus_;
-  bool detected_ = false, continued_ = false, of_pinnacles_ = false;
+  bool detected_ = false, of_pinnacles_ = false;
   S t_zeno_ = S(0);
+  int mode_ = -1;  // the continuation's mode
 };
 
 }  // namespace hysim

@@ -140,7 +140,7 @@ class Builder {
       model.modes[static_cast<std::size_t>(tr.from)].transitions.push_back(
           Transition<S>{tr.label, spec_.modes[static_cast<std::size_t>(tr.to)].name, -1,
                         guard(tr, static_cast<int>(tr.guard.size()) - 1), reset(tr.resets, tr.where), tr.crossing,
-                        tr.stop});
+                        tr.stop, tr.part});
     }
     if (spec_.zeno) {
       model.zeno.mode_name = spec_.modes[static_cast<std::size_t>(spec_.zeno->mode)].name;
@@ -153,12 +153,21 @@ class Builder {
                                                     compiled->flow_table);
       };
     }
+    for (const ComponentSpec& c : spec_.components) model.parts.push_back(component_part(c));
     if (!spec_.parts.empty()) attach_switch_parts(model, parts(), static_cast<std::size_t>(spec_.parts.front().state));
     model.finalize();
     return model;
   }
 
  private:
+  // A component as a part of the model, with its Zeno continuation: the resets (on the a priori
+  // state), the component into its resting mode among them.
+  ModelPart<S> component_part(const ComponentSpec& c) const {
+    ModelPart<S> part{c.name, c.name + ".zeno", {}};
+    if (c.zeno_mode >= 0) part.zeno_reset = reset(c.zeno_resets, Location{});
+    return part;
+  }
+
   // The switch parts of the file's conditions (lang/split.cpp): each rate is the affine
   // interpolation of the two sides' rates, (1 + sigma)/2 r(+1) + (1 - sigma)/2 r(-1).
   std::vector<SwitchPart<S>> parts() const {
@@ -351,6 +360,9 @@ ProgramSet programs_of(const ModelSpec& spec) {
     add_reset(tr.resets);
   }
   if (spec.zeno) add_reset(spec.zeno->resets);
+  for (const auto& c : spec.components) {
+    if (c.zeno_mode >= 0) add_reset(c.zeno_resets);
+  }
   for (const auto& part : spec.parts) {
     set.add(spec.graph, {part.surface});
     set.add(spec.graph, {part.rate_up, part.rate_down});

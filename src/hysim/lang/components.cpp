@@ -10,10 +10,12 @@ namespace hysim::lang {
 void ComponentResolver::declare() {
   for (const ComponentSyntax& c : syntax_.components) {
     const int state = static_cast<int>(spec_.states.size());
+    spec_.components.push_back(ComponentSpec{c.name, -1, -1, {}});
     if (!expressions_.declare(c.name, c.where, NameKind::kState, state)) {
       state_of_.push_back(-1);
       continue;
     }
+    spec_.components.back().state = state;
     if (c.modes.empty()) {
       expressions_.error(c.where, "component '" + c.name + "' declares no mode: add 'mode NAME { der(x) = ... }'");
     }
@@ -116,10 +118,21 @@ void ComponentResolver::transitions(const Resets& resets) {
     const ComponentSyntax& c = syntax_.components[k];
     const int q = state_of_[k];
     if (q < 0) continue;
+    if (c.zeno) {
+      ComponentSpec& component = spec_.components[k];
+      component.zeno_mode = local_mode(c, c.zeno->target, c.zeno->where);
+      component.zeno_resets = resets(c.zeno->resets, "the zeno continuation of component '" + c.name + "'");
+      for (const auto& reset : component.zeno_resets) {
+        if (reset.first == q) expressions_.error(c.zeno->where, "the zeno continuation of component '" + c.name +
+                                                                    "' resets its mode: its target does");
+      }
+      if (component.zeno_mode >= 0) component.zeno_resets.emplace_back(q, g.constant(std::to_string(component.zeno_mode)));
+    }
     for (const TransitionSyntax& t : c.transitions) {
       TransitionSpec tr;
       tr.label = c.name + "." + t.label;
       tr.where = t.label_where;
+      tr.part = static_cast<int>(k);
       const int to = local_mode(c, t.to, t.to_where);
       const int root = guard_tree(*t.guard, &expressions_, &spec_, &tr);
       tr.resets = resets(t.resets, "transition '" + tr.label + "'");

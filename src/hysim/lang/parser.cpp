@@ -453,13 +453,16 @@ class Parser : public DeclarationParser {
         const Token& initial = next();
         c.initial = initial.text;
         c.initial_where = initial.where;
+      } else if (at_word("zeno") && peek(1).kind == TokenKind::kArrow) {
+        if (c.zeno) fail(head, "a second 'zeno' in component " + c.name);
+        c.zeno = zeno();
       } else if (head.kind == TokenKind::kStar ||
                  (head.kind == TokenKind::kName &&
                   (peek(1).kind == TokenKind::kArrow || peek(1).kind == TokenKind::kComma))) {
         c.transitions.push_back(transition());
       } else {
         fail(head, "expected, in component " + c.name + ", 'mode NAME { ... }', 'initial NAME', a transition "
-                   "'FROM -> TO LABEL [guard]' or '}', found " + found(head));
+                   "'FROM -> TO LABEL [guard]', 'zeno -> MODE' or '}', found " + found(head));
       }
     }
     return c;

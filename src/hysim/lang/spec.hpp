@@ -66,6 +66,7 @@ struct TransitionSpec {
   Location where;
   bool crossing = false;  // a crossing (to == from; core/model.hpp, Transition::crossing)
   bool stop = false;      // the run ends at it
+  int part = -1;          // the component it belongs to (ModelSpec::components); -1: the model's own
 };
 
 struct ModeSpec {
@@ -74,6 +75,15 @@ struct ModeSpec {
   bool algebraic = false;
   std::vector<NodeId> field;  // one derivative per state; empty when algebraic
   Location where;
+};
+
+// A component (lang/components.cpp): its name and state, and where its own events accumulate
+// (Zeno), its continuation: the resets, the last moving the component into zeno_mode (-1: none).
+struct ComponentSpec {
+  std::string name;
+  int state = -1;
+  int zeno_mode = -1;
+  std::vector<std::pair<int, NodeId>> zeno_resets;
 };
 
 // A switch part (core/switch_parts.hpp) made of a condition inside a field: its state, its
@@ -132,6 +142,7 @@ struct ModelSpec {
   };
   std::vector<Initial> initial;
   std::vector<TransitionSpec> transitions;  // in declaration order (priority within a mode)
+  std::vector<ComponentSpec> components;  // by TransitionSpec::part
   std::vector<PartSpec> parts;  // the switch parts of modes' independent conditions (split.cpp)
   std::optional<ZenoSpec> zeno;
   std::vector<PresetSpec> presets;

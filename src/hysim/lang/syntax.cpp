@@ -231,6 +231,15 @@ void print_transitions(const std::vector<TransitionSyntax>& transitions, const c
   }
 }
 
+void print_zeno(const ZenoSyntax& zeno, const char* indent, std::string* out) {
+  *out += indent + ("zeno -> " + zeno.target);
+  if (!zeno.resets.empty()) {
+    *out += ' ';
+    print_equations(zeno.resets, ":=", false, out);
+  }
+  *out += '\n';
+}
+
 void print_modes(const std::vector<ModeSyntax>& modes, const char* indent, std::string* out) {
   for (const ModeSyntax& m : modes) {
     *out += indent + ("mode " + m.name) + described(m.description) + (m.algebraic ? " algebraic" : "");
@@ -274,16 +283,10 @@ std::string print(const ModelSyntax& model) {
     print_modes(c.modes, "  ", &out);
     if (!c.initial.empty()) out += "  initial " + c.initial + "\n";
     print_transitions(c.transitions, "  ", &out);
+    if (c.zeno) print_zeno(*c.zeno, "  ", &out);
     out += "}\n";
   }
-  if (model.zeno) {
-    out += "zeno -> " + model.zeno->target;
-    if (!model.zeno->resets.empty()) {
-      out += ' ';
-      print_equations(model.zeno->resets, ":=", false, &out);
-    }
-    out += '\n';
-  }
+  if (model.zeno) print_zeno(*model.zeno, "", &out);
   for (const PresetSyntax& p : model.presets) {
     out += "preset " + p.name + described(p.description) + " {";
     for (const Definition& d : p.values) out += " " + d.name + " = " + print(*d.value) + ";";

@@ -107,7 +107,8 @@ struct RequirementSyntax {
   Location where;
 };
 
-// component NAME ["description"] { mode ... initial NAME  FROM -> TO LABEL [guard] { resets } }:
+// component NAME ["description"] { mode ... initial NAME  FROM -> TO LABEL [guard] { resets }
+// zeno -> MODE { resets } }:
 // a part of the model with its own local modes, each giving the derivatives of the states the
 // component owns, and its own transitions between them (docs/model-language.md, "Components").
 struct ComponentSyntax {
@@ -118,6 +119,7 @@ struct ComponentSyntax {
   std::string initial;  // empty: the first mode
   Location initial_where;
   std::vector<TransitionSyntax> transitions;
+  std::optional<ZenoSyntax> zeno;  // zeno -> MODE { resets }: where its own events accumulate
 };
 
 struct ModelSyntax {
