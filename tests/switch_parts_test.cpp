@@ -221,18 +221,25 @@ TEST(SwitchParts, AModelFileOfManyConditionsMakesParts) {
   }
 }
 
+// Three relays in a mode `a` of a model file, from x_i(0) = 0.3, 0.45, 0.7.
+const std::string kThreeRelays =
+    "state x0 = 0.3, x1 = 0.45, x2 = 0.7\nmode a {\n"
+    "  der(x0) = -sign(x0 - 0.05) + 0.1*sin(1*t)\n  der(x1) = -sign(x1 - 0.05) + 0.1*sin(2*t)\n"
+    "  der(x2) = -sign(x2 - 0.05) + 0.1*sin(3*t)\n}\n";
+
+Model<double> built(const std::shared_ptr<const lang::ModelSpec>& spec) {
+  const ModelEntry entry = lang::model_entry(spec);
+  return entry.make<double>(entry.default_values());
+}
+
 // Three relays in one mode: split into 8 modes, two of them sliding at once sent the run back
 // and forth between modes without end (10,000 events at one t); as parts each slides alone.
 TEST(SwitchParts, ThreeRelaysOfAModelFileSlideEachOnItsOwn) {
   const std::vector<double> x0 = {0.3, 0.45, 0.7};
-  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("three.hym",
-      "model three\nstate x0 = 0.3, x1 = 0.45, x2 = 0.7\nmode m {\n"
-      "  der(x0) = -sign(x0 - 0.05) + 0.1*sin(1*t)\n  der(x1) = -sign(x1 - 0.05) + 0.1*sin(2*t)\n"
-      "  der(x2) = -sign(x2 - 0.05) + 0.1*sin(3*t)\n}\n"));
+  const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("three.hym", "model three\n" + kThreeRelays));
   ASSERT_EQ(spec->parts.size(), 3u);
   ASSERT_EQ(spec->modes.size(), 1u);
-  const ModelEntry entry = lang::model_entry(spec);
-  const Model<double> model = entry.make<double>(entry.default_values());
+  const Model<double> model = built(spec);
   Events events;
   const RunResult<double> result = run(model, 2.0, &events);
   ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
@@ -252,14 +259,11 @@ TEST(SwitchParts, ThreeRelaysOfAModelFileSlideEachOnItsOwn) {
 TEST(SwitchParts, PartsOfOneModeOfSeveralStartAgainOnEntry) {
   const std::vector<double> x0 = {0.3, 0.45, 0.7};
   const auto spec = std::make_shared<const lang::ModelSpec>(lang::compile_text("paused.hym",
-      "model paused\nstate x0 = 0.3, x1 = 0.45, x2 = 0.7\nmode a {\n"
-      "  der(x0) = -sign(x0 - 0.05) + 0.1*sin(1*t)\n  der(x1) = -sign(x1 - 0.05) + 0.1*sin(2*t)\n"
-      "  der(x2) = -sign(x2 - 0.05) + 0.1*sin(3*t)\n}\nmode b { der(x0) = 0; der(x1) = 0; der(x2) = 0 }\n"
+      "model paused\n" + kThreeRelays + "mode b { der(x0) = 0; der(x1) = 0; der(x2) = 0 }\n"
       "a -> b pause [t >= 1 && t <= 1.2]\nb -> a resume [t >= 1.5] { x0 := 0.3; x1 := 0.45; x2 := 0.7 }\n"));
   ASSERT_EQ(spec->parts.size(), 3u);
   ASSERT_EQ(spec->modes.size(), 2u);
-  const ModelEntry entry = lang::model_entry(spec);
-  const Model<double> model = entry.make<double>(entry.default_values());
+  const Model<double> model = built(spec);
   Events events;
   const RunResult<double> result = run(model, 3.0, &events);
   ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
