@@ -226,8 +226,9 @@ class ZenoPolicy {
     if (part >= 0) {
       const Verdict verdict = observe(&parts_[static_cast<std::size_t>(part)], part, t, resolution, mode, x, pinnacle,
                                       origin);
-      if (verdict != Verdict::kNone) {
-        all_.reset();
+      if (verdict != Verdict::kNone) {  // the model's watches start over; its own continuation is kept
+        all_.pinnacles.reset();
+        all_.events.reset();
         return verdict;
       }
     }
