@@ -4,8 +4,9 @@
 //
 // Every bound is computed in double with round-to-nearest: +, -, *, / and sqrt are correctly
 // rounded by IEEE 754 (error at most half an ulp), so the exact result of the operation on the
-// bounds lies within an ulp of it; +, -, * and / move a bound that ulp (std::nextafter) only
-// when their exact error says the rounding went inward (below), the other functions always.
+// bounds lies within an ulp of it; + and - move a bound that ulp only when their exact error
+// says the rounding went inward, * and / move it to a bound of the neighbouring double (below),
+// the other functions always.
 // A NaN bound (0 * inf, inf - inf) makes the whole line: an enclosure that proves nothing,
 // never a wrong one.
 // (R. E. Moore, R. B. Kearfott and M. J. Cloud, "Introduction to Interval Analysis", SIAM
@@ -68,20 +69,18 @@ inline Interval intersect(Interval a, Interval b) {
   return r.lo <= r.hi ? r : hull(a, b);
 }
 
-// Directed bounds of one operation, from its exact error: TwoSum for + (Knuth, "The Art of
-// Computer Programming" vol. 2, 4.2.2), fma for * and / (the product's error a*b - p and the
-// quotient's remainder a - q*b are doubles). A bound moves one ulp only when the rounding
-// went the wrong way for it, so exact results stay points (x - x is [0, 0]). An overflow to
-// infinity bounds from the finite side; near underflow, where the error is not a double,
-// the bound moves one ulp regardless.
+// Directed bounds of one operation. A sum's from its exact error, TwoSum (Knuth, "The Art of
+// Computer Programming" vol. 2, 4.2.2): a bound moves one ulp only when the rounding went the
+// wrong way for it, so exact sums stay points (x - x is [0, 0]). A product's or quotient's,
+// which round to nearest within half an ulp, from the neighbours of the rounded result, bounded
+// without a branch as Rump, Zimmermann, Boldo and Melquiond show ("Computing predecessor and
+// successor in rounding to nearest", BIT 49, 2009, Theorem 2.1): with e = phi |c| + eta,
+// phi = 2^-53 (1 + 2^-52) and eta the least subnormal, c - e <= pred(c) and c + e >= succ(c).
+// A product or quotient of 0 is exact. An overflow gives infinity - infinity, NaN: the caller
+// makes that the whole line.
 namespace detail {
-constexpr double kTiny = 0x1p-960;
-// r = fl(exact) with exact - r = error when `error_known`; else (a product or quotient near
-// underflow) only |exact - r| <= one ulp is known.
-inline double bound(double r, double error, bool error_known, bool lower) {
-  if (std::isnan(r)) return r;
+inline double bound(double r, double error, bool lower) {
   if (std::isinf(r)) return lower == (r > 0) ? std::copysign(std::numeric_limits<double>::max(), r) : r;
-  if (!error_known) return lower ? down(r) : up(r);
   if (lower) return error < 0 ? down(r) : r;
   return error > 0 ? up(r) : r;
 }
@@ -89,20 +88,20 @@ inline double bound(double r, double error, bool error_known, bool lower) {
 inline double sum(double a, double b, bool lower) {
   const double s = a + b;
   const double bb = s - a;
-  return bound(s, (a - (s - bb)) + (b - bb), true, lower);
+  return bound(s, (a - (s - bb)) + (b - bb), lower);
 }
-// A lower (upper) bound of a * b from one product and one fma.
+// A bound below (above) the exact value that c, a correctly rounded result, stands for.
+inline double neighbour(double c, bool lower) {
+  const double e = std::fabs(c) * 0x1.0000000000001p-53 + 0x1p-1074;
+  return lower ? c - e : c + e;
+}
 inline double product(double a, double b, bool lower) {
   const double p = a * b;
-  if (a == 0 || b == 0) return p;  // exact (0 * inf is NaN, which the caller catches)
-  return bound(p, std::isfinite(p) ? std::fma(a, b, -p) : 0.0, std::fabs(p) >= kTiny, lower);
+  return a == 0 || b == 0 ? p : neighbour(p, lower);  // 0 * inf is NaN, which the caller catches
 }
 inline double quotient(double a, double b, bool lower) {
   const double q = a / b;
-  if (a == 0) return q;  // exact
-  // a/b - q = (a - q b) / b: the remainder's sign times b's
-  const double remainder = std::isfinite(q) ? std::fma(-q, b, a) : 0.0;
-  return bound(q, b > 0 ? remainder : -remainder, std::fabs(q) >= kTiny, lower);
+  return a == 0 ? q : neighbour(q, lower);
 }
 }  // namespace detail
 
@@ -142,23 +141,21 @@ inline Interval multiply(Interval a, Interval b) {
   return {std::min(one.lo, two.lo), std::max(one.hi, two.hi)};
 }
 
+// By the signs (Moore, Kearfott and Cloud, Table 2.2): a divisor that holds 0 gives the whole
+// line; otherwise two quotients, the divisor's bound each takes set by the dividend's signs.
 inline Interval divide(Interval a, Interval b) {
-  if (b.lo <= 0 && b.hi >= 0) return Interval::entire();
-  if (b.lo == b.hi) {  // by a point: the bounds keep or swap their places
-    const double lo = b.lo > 0 ? a.lo : a.hi, hi = b.lo > 0 ? a.hi : a.lo;
-    return checked(detail::quotient(lo, b.lo, true), detail::quotient(hi, b.lo, false));
+  if (!(b.lo > 0 || b.hi < 0)) return Interval::entire();  // holds 0, or NaN
+  const auto quotient_of = [](double x_lo, double y_lo, double x_hi, double y_hi) {
+    return checked(detail::quotient(x_lo, y_lo, true), detail::quotient(x_hi, y_hi, false));
+  };
+  if (b.lo > 0) {
+    if (a.lo >= 0) return quotient_of(a.lo, b.hi, a.hi, b.lo);
+    if (a.hi <= 0) return quotient_of(a.lo, b.lo, a.hi, b.hi);
+    return quotient_of(a.lo, b.lo, a.hi, b.lo);
   }
-  const double x[2] = {a.lo, a.hi}, y[2] = {b.lo, b.hi};
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const double u : x) {
-    for (const double v : y) {
-      const double l = detail::quotient(u, v, true), h = detail::quotient(u, v, false);
-      if (std::isnan(l) || std::isnan(h)) return Interval::entire();
-      lo = std::min(lo, l);
-      hi = std::max(hi, h);
-    }
-  }
-  return {lo, hi};
+  if (a.lo >= 0) return quotient_of(a.hi, b.hi, a.lo, b.lo);
+  if (a.hi <= 0) return quotient_of(a.hi, b.lo, a.lo, b.hi);
+  return quotient_of(a.hi, b.hi, a.lo, b.hi);
 }
 
 }  // namespace interval

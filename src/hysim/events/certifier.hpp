@@ -327,7 +327,7 @@ class Certifier {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     const Interval span{a, b};
     const double c = a + (b - a) / 2;
-    dense_.enclose(a, b, x_.data(), dx_.data());
+    dense_.enclose(a, b, c, x_.data(), dx_.data(), x_mid_.data());
     if (level_ == 2) exact_box(mode, span);
     guards_->set_box(span, x_.data(), dx_.data());
     std::size_t at = 0;
@@ -338,7 +338,8 @@ class Certifier {
         readings_.rate(at) = guards_->rate(mode, static_cast<int>(k), static_cast<int>(i));
       }
     }
-    box_at(c);
+    if (level_ == 2 && flow_bounded_) flow_.widen(x_mid_.data(), c);  // box_at(c), its points at hand
+    guards_->set_box(Interval::point(c), x_mid_.data(), nullptr);
     const Interval offset = subtract(span, Interval::point(c));
     bool leaving = false;  // an atom undecided but monotone
     at = 0;

@@ -114,6 +114,54 @@ Interval compare(Op op, Interval a, Interval b) {
   }
 }
 
+// If condition then yes else no: only the branch the condition allows.
+Interval select(Interval condition, Interval yes, Interval no) {
+  if (condition.lo == 1) return yes;
+  if (condition.hi == 0) return no;
+  return hull(yes, no);
+}
+
+// The enclosure of an operation of one or two operands (not a leaf, not if).
+Interval apply(Op op, Interval a, Interval b) {
+  switch (op) {
+    case Op::kNegate: return negate(a);
+    case Op::kAdd: return add(a, b);
+    case Op::kSubtract: return subtract(a, b);
+    case Op::kMultiply: return multiply(a, b);
+    case Op::kDivide: return divide(a, b);
+    case Op::kPower: return power(a, b);
+    case Op::kAbs: return a.lo >= 0 ? a : a.hi <= 0 ? negate(a) : Interval{0, std::max(-a.lo, a.hi)};
+    case Op::kSign: return {a.lo > 0 ? 1.0 : a.lo == 0 ? 0.0 : -1.0, a.hi < 0 ? -1.0 : a.hi == 0 ? 0.0 : 1.0};
+    case Op::kMin: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+    case Op::kMax: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+    case Op::kSqrt: return square_root(a);
+    case Op::kExp: return monotone(a, [](double v) { return std::exp(v); }, true);
+    case Op::kLog: return logarithm(a);
+    case Op::kSin: return periodic(a, false);
+    case Op::kCos: return periodic(a, true);
+    case Op::kTan: return tangent(a);
+    case Op::kAsin:
+      return a.lo < -1 || a.hi > 1 ? Interval::entire() : monotone(a, [](double v) { return std::asin(v); }, true);
+    case Op::kAcos:
+      return a.lo < -1 || a.hi > 1 ? Interval::entire() : monotone(a, [](double v) { return std::acos(v); }, false);
+    case Op::kAtan: return monotone(a, [](double v) { return std::atan(v); }, true);
+    case Op::kAtan2: return outward(-std::numbers::pi, std::numbers::pi, 2);
+    case Op::kSinh: return monotone(a, [](double v) { return std::sinh(v); }, true);
+    case Op::kCosh:
+      return a.lo >= 0   ? monotone(a, [](double v) { return std::cosh(v); }, true)
+             : a.hi <= 0 ? monotone(a, [](double v) { return std::cosh(v); }, false)
+                         : Interval{1, interval::up(std::cosh(std::max(-a.lo, a.hi)), 2)};
+    case Op::kTanh: return monotone(a, [](double v) { return std::tanh(v); }, true);
+    case Op::kFloor: return {std::floor(a.lo), std::floor(a.hi)};  // exact
+    case Op::kCeil: return {std::ceil(a.lo), std::ceil(a.hi)};
+    case Op::kStepped: return a;
+    case Op::kAnd: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+    case Op::kOr: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+    case Op::kNot: return {1 - a.hi, 1 - a.lo};
+    default: return compare(op, a, b);
+  }
+}
+
 }  // namespace
 
 IntervalEvaluator::IntervalEvaluator(const Graph& graph, std::vector<double> parameters)
@@ -178,6 +226,20 @@ bool IntervalEvaluator::same_value(NodeId a, NodeId b) const {
   return states && x.index == y.index;
 }
 
+bool IntervalEvaluator::same_operands(const Node& node, Interval* value) const {
+  if (node.args.size() != 2 || !same_value(node.args[0], node.args[1])) return false;
+  switch (node.op) {
+    case Op::kSubtract: *value = {0, 0}; return true;
+    case Op::kEqual:
+    case Op::kLessEqual:
+    case Op::kGreaterEqual: *value = {1, 1}; return true;
+    case Op::kNotEqual:
+    case Op::kLess:
+    case Op::kGreater: *value = {0, 0}; return true;
+    default: return false;
+  }
+}
+
 Interval IntervalEvaluator::compute(NodeId id) {
   const Node& node = graph_[id];
   if (node.args.empty()) return leaf(id);
@@ -187,56 +249,77 @@ Interval IntervalEvaluator::compute(NodeId id) {
     if (condition.hi == 0) return evaluate(node.args[2]);
     return hull(evaluate(node.args[1]), evaluate(node.args[2]));
   }
-  if (node.args.size() == 2 && same_value(node.args[0], node.args[1])) {  // x - x, prior(x) == x, ...
-    switch (node.op) {
-      case Op::kSubtract: return {0, 0};
-      case Op::kEqual:
-      case Op::kLessEqual:
-      case Op::kGreaterEqual: return {1, 1};
-      case Op::kNotEqual:
-      case Op::kLess:
-      case Op::kGreater: return {0, 0};
-      default: break;
-    }
+  Interval same{};
+  if (same_operands(node, &same)) return same;
+  return apply(node.op, evaluate(node.args[0]), node.args.size() > 1 ? evaluate(node.args[1]) : Interval{});
+}
+
+IntervalEvaluator::Program IntervalEvaluator::program(const std::vector<NodeId>& roots, const Program* before) const {
+  using Kind = Instruction::Kind;
+  std::vector<char> done(graph_.size(), 0);
+  if (before != nullptr) {
+    for (const Instruction& in : *before) done[static_cast<std::size_t>(in.out)] = 1;
   }
-  const Interval a = evaluate(node.args[0]);
-  const Interval b = node.args.size() > 1 ? evaluate(node.args[1]) : Interval{};
-  switch (node.op) {
-    case Op::kNegate: return negate(a);
-    case Op::kAdd: return add(a, b);
-    case Op::kSubtract: return subtract(a, b);
-    case Op::kMultiply: return multiply(a, b);
-    case Op::kDivide: return divide(a, b);
-    case Op::kPower: return power(a, b);
-    case Op::kAbs: return a.lo >= 0 ? a : a.hi <= 0 ? negate(a) : Interval{0, std::max(-a.lo, a.hi)};
-    case Op::kSign: return {a.lo > 0 ? 1.0 : a.lo == 0 ? 0.0 : -1.0, a.hi < 0 ? -1.0 : a.hi == 0 ? 0.0 : 1.0};
-    case Op::kMin: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-    case Op::kMax: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-    case Op::kSqrt: return square_root(a);
-    case Op::kExp: return monotone(a, [](double v) { return std::exp(v); }, true);
-    case Op::kLog: return logarithm(a);
-    case Op::kSin: return periodic(a, false);
-    case Op::kCos: return periodic(a, true);
-    case Op::kTan: return tangent(a);
-    case Op::kAsin:
-      return a.lo < -1 || a.hi > 1 ? Interval::entire() : monotone(a, [](double v) { return std::asin(v); }, true);
-    case Op::kAcos:
-      return a.lo < -1 || a.hi > 1 ? Interval::entire() : monotone(a, [](double v) { return std::acos(v); }, false);
-    case Op::kAtan: return monotone(a, [](double v) { return std::atan(v); }, true);
-    case Op::kAtan2: return outward(-std::numbers::pi, std::numbers::pi, 2);
-    case Op::kSinh: return monotone(a, [](double v) { return std::sinh(v); }, true);
-    case Op::kCosh:
-      return a.lo >= 0   ? monotone(a, [](double v) { return std::cosh(v); }, true)
-             : a.hi <= 0 ? monotone(a, [](double v) { return std::cosh(v); }, false)
-                         : Interval{1, interval::up(std::cosh(std::max(-a.lo, a.hi)), 2)};
-    case Op::kTanh: return monotone(a, [](double v) { return std::tanh(v); }, true);
-    case Op::kFloor: return {std::floor(a.lo), std::floor(a.hi)};  // exact
-    case Op::kCeil: return {std::ceil(a.lo), std::ceil(a.hi)};
-    case Op::kStepped: return a;
-    case Op::kAnd: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-    case Op::kOr: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-    case Op::kNot: return {1 - a.hi, 1 - a.lo};
-    default: return compare(node.op, a, b);
+  Program code;
+  // depth-first, each node after its operands (an explicit stack: graphs may be deep)
+  std::vector<std::pair<NodeId, bool>> stack;
+  for (const NodeId root : roots) stack.emplace_back(root, false);
+  while (!stack.empty()) {
+    const auto [id, operands_done] = stack.back();
+    stack.pop_back();
+    if (done[static_cast<std::size_t>(id)] == 1) continue;
+    const Node& node = graph_[id];
+    Instruction in;
+    in.out = id;
+    in.op = node.op;
+    if (!operands_done && !node.args.empty() && !same_operands(node, &in.fixed)) {
+      stack.emplace_back(id, true);
+      for (const NodeId arg : node.args) stack.emplace_back(arg, false);
+      continue;
+    }
+    done[static_cast<std::size_t>(id)] = 1;
+    if (node.args.empty()) {
+      switch (node.op) {
+        case Op::kState:
+        case Op::kPrior: in.kind = Kind::kState; in.a = node.index; break;
+        case Op::kFieldValue: in.kind = Kind::kField; in.a = node.index; break;
+        case Op::kTime: in.kind = Kind::kTime; break;
+        default: in.kind = Kind::kFixed; in.fixed = leaf(id); break;  // literals, parameters
+      }
+    } else if (same_operands(node, &in.fixed)) {
+      in.kind = Kind::kFixed;
+    } else {
+      in.kind = node.op == Op::kSelect ? Kind::kSelect : Kind::kApply;
+      in.a = node.args[0];
+      if (node.args.size() > 1) in.b = node.args[1];
+      if (node.args.size() > 2) in.c = node.args[2];
+    }
+    code.push_back(in);
+  }
+  return code;
+}
+
+void IntervalEvaluator::run(const Program& program) {
+  using Kind = Instruction::Kind;
+  for (const Instruction& in : program) {
+    Interval v{};
+    switch (in.kind) {
+      case Kind::kFixed: v = in.fixed; break;
+      case Kind::kState: v = x_.at(static_cast<std::size_t>(in.a)); break;
+      case Kind::kField:
+        v = static_cast<std::size_t>(in.a) < field_.size() ? field_[static_cast<std::size_t>(in.a)] : Interval::entire();
+        break;
+      case Kind::kTime: v = t_; break;
+      case Kind::kSelect:
+        v = select(cache_[static_cast<std::size_t>(in.a)], cache_[static_cast<std::size_t>(in.b)],
+                   cache_[static_cast<std::size_t>(in.c)]);
+        break;
+      case Kind::kApply:
+        v = apply(in.op, cache_[static_cast<std::size_t>(in.a)], in.b >= 0 ? cache_[static_cast<std::size_t>(in.b)] : Interval{});
+        break;
+    }
+    cache_[static_cast<std::size_t>(in.out)] = v;
+    stamp_[static_cast<std::size_t>(in.out)] = box_;
   }
 }
 
@@ -288,6 +371,36 @@ const FlowNodes* FileGuardEnclosure::smooth_flow(int mode) {
     if (!decided) return nullptr;
   }
   return &flow;
+}
+
+FileGuardEnclosure::ModePrograms& FileGuardEnclosure::programs(int mode) {
+  if (programs_.empty()) programs_.resize(atoms_->size());
+  ModePrograms& p = programs_[static_cast<std::size_t>(mode)];
+  if (p.built) return p;
+  std::vector<NodeId> values, rates;
+  for (const auto& transition : (*atoms_)[static_cast<std::size_t>(mode)]) {
+    for (const AtomNodes& atom : transition) {
+      values.push_back(atom.e);
+      if (atom.rate >= 0) rates.push_back(atom.rate);
+    }
+  }
+  p.values = evaluator_.program(values);
+  p.rates = evaluator_.program(rates, &p.values);
+  p.built = true;
+  return p;
+}
+
+void FileGuardEnclosure::run_values(int mode) {
+  if (values_of_ == mode) return;
+  evaluator_.run(programs(mode).values);
+  values_of_ = mode;
+}
+
+void FileGuardEnclosure::run_rates(int mode) {
+  if (rates_of_ == mode) return;
+  run_values(mode);
+  evaluator_.run(programs(mode).rates);
+  rates_of_ = mode;
 }
 
 bool FileGuardEnclosure::field(int mode, Interval* f) {

@@ -44,10 +44,30 @@ class IntervalEvaluator {
   void set_box(Interval t, const Interval* x, int states, const Interval* field = nullptr);
   Interval evaluate(NodeId id);
 
+  // A straight-line program: every node some roots depend on, once each, dependencies first,
+  // with its operation and its operands' places, so that a box's enclosures of all of them are
+  // computed in one pass, without the graph walk of evaluate() (certified detection reads a
+  // mode's atoms over every part of every step). The same enclosures as evaluate().
+  struct Instruction {
+    enum class Kind : std::uint8_t { kFixed, kState, kField, kTime, kSelect, kApply };
+    Kind kind = Kind::kFixed;
+    Op op = Op::kConstant;
+    std::int32_t out = -1, a = -1, b = -1, c = -1;  // node ids (kState, kField: a is the index)
+    Interval fixed{};                               // kFixed: a literal, a parameter, x - x, ...
+  };
+  using Program = std::vector<Instruction>;
+  // The program of `roots`, leaving out the nodes of `before` (a program run first on each box).
+  Program program(const std::vector<NodeId>& roots, const Program* before = nullptr) const;
+  // Runs it over the box: evaluate() of any of its nodes then reads the result.
+  void run(const Program& program);
+
  private:
   Interval compute(NodeId id);
   Interval leaf(NodeId id) const;
   bool same_value(NodeId a, NodeId b) const;
+  // x - x, prior(x) == x, ...: the value of `node` when its two operands hold one value, if
+  // that decides it.
+  bool same_operands(const Node& node, Interval* value) const;
 
   const Graph& graph_;
   std::vector<double> parameters_;
@@ -97,11 +117,19 @@ class FileGuardEnclosure final : public GuardEnclosure {
   bool field(int mode, Interval* f) override;
   bool field_derivatives(int mode, Interval* jacobian, Interval* dfdt) override;
 
-  void set_box(Interval t, const Interval* x, const Interval* dxdt) override { evaluator_.set_box(t, x, states_, dxdt); }
-  Interval value(int mode, int k, int i) override { return evaluator_.evaluate(at(mode, k, i).e); }
+  void set_box(Interval t, const Interval* x, const Interval* dxdt) override {
+    evaluator_.set_box(t, x, states_, dxdt);
+    values_of_ = rates_of_ = -1;
+  }
+  Interval value(int mode, int k, int i) override {
+    run_values(mode);
+    return evaluator_.evaluate(at(mode, k, i).e);
+  }
   Interval rate(int mode, int k, int i) override {
     const NodeId r = at(mode, k, i).rate;
-    return r < 0 ? Interval::entire() : evaluator_.evaluate(r);
+    if (r < 0) return Interval::entire();
+    run_rates(mode);
+    return evaluator_.evaluate(r);
   }
   int function_id(int mode, int k, int i) const override { return at(mode, k, i).e; }
 
@@ -109,6 +137,15 @@ class FileGuardEnclosure final : public GuardEnclosure {
   const AtomNodes& at(int mode, int k, int i) const {
     return (*atoms_)[static_cast<std::size_t>(mode)][static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
   }
+  // A mode's atoms over the box, by its programs, run once per box: their values, and their
+  // rates after the values (the rates read the field over the box).
+  void run_values(int mode);
+  void run_rates(int mode);
+  struct ModePrograms {
+    bool built = false;
+    IntervalEvaluator::Program values, rates;
+  };
+  ModePrograms& programs(int mode);
 
   // The mode's flow nodes when its field cannot jump inside the box; null otherwise.
   const FlowNodes* smooth_flow(int mode);
@@ -118,6 +155,8 @@ class FileGuardEnclosure final : public GuardEnclosure {
   std::shared_ptr<const AtomTable> atoms_;
   int states_;
   std::shared_ptr<const FlowTable> flow_;
+  std::vector<ModePrograms> programs_;  // by mode, built on first use
+  int values_of_ = -1, rates_of_ = -1;  // the mode whose values (rates) this box holds
 };
 
 }  // namespace hysim::lang

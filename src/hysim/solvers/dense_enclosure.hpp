@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -54,9 +55,10 @@ class DenseEnclosure {
     degree_ = std::max(degree_, 1);
     t0_ = stepper.t_previous();
     h_ = stepper.t_current() - t0_;
+    const double* nodes = lobatto(degree_);
     for (int j = 1; j < degree_; ++j) {  // the points' times must be distinct
-      const double before = t0_ + (1 - std::cos((j - 1) * std::numbers::pi / degree_)) / 2 * h_;
-      const double at = t0_ + (1 - std::cos(j * std::numbers::pi / degree_)) / 2 * h_;
+      const double before = t0_ + nodes[j - 1] * h_;
+      const double at = t0_ + nodes[j] * h_;
       if (!(at > before && at < stepper.t_current())) return Fit::kTooShort;
     }
     const double* x0 = stepper.x_previous();
@@ -68,7 +70,7 @@ class DenseEnclosure {
       spread_[i] = std::fabs(x0[i]) + std::fabs(x1[i]) + std::fabs(x1[i] - x0[i]) + std::fabs(h_ * f1[i]);
     }
     for (int j = 0; j <= degree_; ++j) {
-      theta_[j] = j == 0 ? 0.0 : j == degree_ ? 1.0 : (1 - std::cos(j * std::numbers::pi / degree_)) / 2;
+      theta_[j] = nodes[j];
       const double t = j == degree_ ? stepper.t_current() : t0_ + theta_[j] * h_;
       if (j == 0) {
         std::copy(x0, x0 + n_, point_.begin());
@@ -111,6 +113,10 @@ class DenseEnclosure {
     const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
     const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
     const Interval theta{std::max(0.0, lo.lo), std::min(1.0, hi.hi)};
+    if (ta == t0_ && tb == t0_ && dxdt == nullptr) {  // the step's start: the stored point
+      for (std::size_t i = 0; i < n_; ++i) x[i] = coefficient(0, i);
+      return;
+    }
     if (ta == tb) {  // a point: Horner's value alone
       for (std::size_t i = 0; i < n_; ++i) {
         horner(i, factors(theta, factor_), &x[i], dxdt != nullptr ? &dxdt[i] : nullptr);
@@ -118,18 +124,18 @@ class DenseEnclosure {
       }
       return;
     }
-    const double m = theta.mid();
-    const Interval offset = subtract(theta, Interval::point(m));
-    factors(theta, factor_);
-    factors(Interval::point(m), factor_mid_);
-    for (std::size_t i = 0; i < n_; ++i) {
-      Interval p{}, dp{};
-      horner(i, factor_, &p, &dp);
-      Interval pm{};
-      horner(i, factor_mid_, &pm, nullptr);
-      x[i] = intersect(p, add(pm, multiply(dp, offset)));
-      if (dxdt != nullptr) dxdt[i] = divide(dp, h);
-    }
+    centred(theta, Interval::point(theta.mid()), x, dxdt, nullptr);
+  }
+
+  // As enclose(ta, tb, x, dxdt), the centred form taken at the time tc in [ta, tb], whose
+  // enclosure it also gives: x_i(tc) in x_centre[i] (certified detection reads the guards there).
+  void enclose(double ta, double tb, double tc, Interval* x, Interval* dxdt, Interval* x_centre) const {
+    using namespace interval;
+    const Interval h = Interval::point(h_);
+    const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
+    const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
+    const Interval centre = divide(subtract(Interval::point(tc), Interval::point(t0_)), h);
+    centred(Interval{std::max(0.0, lo.lo), std::min(1.0, hi.hi)}, centre, x, dxdt, x_centre);
   }
 
   // Over t in [ta, tb] (within the step): x_i in x[i], dx_i/dt in dxdt[i] and d2x_i/dt2 in
@@ -173,8 +179,40 @@ class DenseEnclosure {
   }
 
  private:
+  // The Chebyshev-Lobatto points (1 - cos(j pi / d)) / 2 of degree d, j = 0..d (0 and 1 exact).
+  static const double* lobatto(int d) {
+    static const auto table = [] {
+      std::array<std::array<double, kMaxDegree + 1>, kMaxDegree + 1> nodes{};
+      for (int degree = 1; degree <= kMaxDegree; ++degree) {
+        for (int j = 0; j <= degree; ++j) {
+          nodes[degree][j] = j == 0 ? 0.0 : j == degree ? 1.0 : (1 - std::cos(j * std::numbers::pi / degree)) / 2;
+        }
+      }
+      return nodes;
+    }();
+    return table[static_cast<std::size_t>(d)].data();
+  }
+
   Interval& coefficient(int j, std::size_t i) { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
   const Interval& coefficient(int j, std::size_t i) const { return newton_[static_cast<std::size_t>(j) * n_ + i]; }
+
+  // Over theta in `theta`: the centred form P(c) + P'(theta) (theta - c) cap P(theta), c in
+  // `centre` (an interval holding the exact centre is as good: each theta has a point of it).
+  void centred(Interval theta, Interval centre, Interval* x, Interval* dxdt, Interval* x_centre) const {
+    using namespace interval;
+    const Interval offset = subtract(theta, centre);
+    factors(theta, factor_);
+    factors(centre, factor_mid_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      Interval p{}, dp{};
+      horner(i, factor_, &p, &dp);
+      Interval pm{};
+      horner(i, factor_mid_, &pm, nullptr);
+      x[i] = intersect(p, add(pm, multiply(dp, offset)));
+      if (dxdt != nullptr) dxdt[i] = divide(dp, Interval::point(h_));
+      if (x_centre != nullptr) x_centre[i] = pm;
+    }
+  }
 
   // theta - theta_j for every point j, the same for every component.
   const Interval* factors(Interval theta, Interval* out) const {
