@@ -226,8 +226,10 @@ class Certifier {
         continue;
       }
       if (verdict != AtomReadings::Verdict::kProved) {
-        stepper.interpolate(part.b, point_.data());
-        const int k = detector_->fired(mode, part.b, point_.data());
+        // the step's end is its stored point, through which the enclosed polynomial passes
+        const double* x_b = part.b == t1 ? stepper.x_current() : point_.data();
+        if (part.b != t1) stepper.interpolate(part.b, point_.data());
+        const int k = detector_->fired(mode, part.b, x_b);
         if (k < 0 && flow_since < 0 && level_ == 2 && flow_bounded_ && !flow_quiet_at(mode, part.b)) {
           flow_since = part.a;  // the exact flow may fire here, the dense output does not
         }
@@ -237,7 +239,7 @@ class Certifier {
           if (!unproved) ++stats_->steps_proved;
           return {k, part.a, part.b};
         }
-        detector_->rearm_crossings(mode, part.b, point_.data());
+        detector_->rearm_crossings(mode, part.b, x_b);
         if (verdict == AtomReadings::Verdict::kSplit) unproved |= fail(mode, part, warn);
       }
       t_lo = part.b;
@@ -326,8 +328,7 @@ class Certifier {
     ++stats_->enclosures;
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     const Interval span{a, b};
-    const double c = a + (b - a) / 2;
-    dense_.enclose(a, b, c, x_.data(), dx_.data(), x_mid_.data());
+    dense_.enclose(a, b, a, x_.data(), dx_.data(), x_mid_.data());
     if (level_ == 2) exact_box(mode, span);
     guards_->set_box(span, x_.data(), dx_.data());
     std::size_t at = 0;
@@ -338,21 +339,21 @@ class Certifier {
         readings_.rate(at) = guards_->rate(mode, static_cast<int>(k), static_cast<int>(i));
       }
     }
-    if (level_ == 2 && flow_bounded_) flow_.widen(x_mid_.data(), c);  // box_at(c), its points at hand
-    guards_->set_box(Interval::point(c), x_mid_.data(), nullptr);
-    const Interval offset = subtract(span, Interval::point(c));
+    if (level_ == 2 && flow_bounded_) flow_.widen(x_mid_.data(), a);  // box_at(a), its points at hand
+    guards_->set_box(Interval::point(a), x_mid_.data(), nullptr);
+    const Interval offset = subtract(span, Interval::point(a));
     bool leaving = false;  // an atom undecided but monotone
     at = 0;
     for (std::size_t k = 0; k < transitions.size(); ++k) {
       const auto& atoms = transitions[k].guard.atoms();
       for (std::size_t i = 0; i < atoms.size(); ++i, ++at) {
-        const Interval centre = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
-        const Interval e = intersect(readings_.value(at), add(centre, multiply(readings_.rate(at), offset)));
+        const Interval start = guards_->value(mode, static_cast<int>(k), static_cast<int>(i));
+        const Interval e = intersect(readings_.value(at), add(start, multiply(readings_.rate(at), offset)));
         leaving |= readings_.read(at, e, atoms[i].relation, detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), a),
                         detector_->masked(mode, static_cast<int>(k), static_cast<int>(i), b));
       }
     }
-    if (leaving) read_leaving(mode, a);
+    if (leaving) read_leaving(mode);
     for (std::size_t j = 0; j < at; ++j) {
       if (readings_.at(j).mask_ends) read_mask_end(mode, j, b);
     }
@@ -362,9 +363,8 @@ class Certifier {
   // An undecided monotone atom that starts on its surface or on the side its rate moves it
   // to (e(a) >= 0 with de/dt > 0, or e(a) <= 0 with de/dt < 0) keeps that strict sign over
   // (a, b]: decided there (the loop read the point a itself). A run that starts, or an event
-  // that leaves, on a switching surface.
-  void read_leaving(int mode, double a) {
-    box_at(a);
+  // that leaves, on a switching surface. The guards' box is the point a (judge's).
+  void read_leaving(int mode) {
     const auto& transitions = model_.modes[static_cast<std::size_t>(mode)].transitions;
     std::size_t at = 0;
     for (std::size_t k = 0; k < transitions.size(); ++k) {

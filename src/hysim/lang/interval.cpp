@@ -184,15 +184,15 @@ void IntervalEvaluator::set_box(Interval t, const Interval* x, int states, const
   field_.clear();
   if (field != nullptr) field_.assign(field, field + states);
   ++box_;
-  if (box_ == 0) {  // the stamps wrapped around: forget them all
-    std::fill(stamp_.begin(), stamp_.end(), 0);
+  if (box_ == kAlways) {  // the stamps wrapped around: forget them all, but what holds for every box
+    for (std::uint32_t& stamp : stamp_) stamp = stamp == kAlways ? kAlways : 0;
     box_ = 1;
   }
 }
 
 Interval IntervalEvaluator::evaluate(NodeId id) {
   const auto i = static_cast<std::size_t>(id);
-  if (stamp_[i] == box_) return cache_[i];
+  if (stamp_[i] == box_ || stamp_[i] == kAlways) return cache_[i];
   const Interval value = compute(id);
   cache_[i] = value;
   stamp_[i] = box_;
@@ -254,7 +254,7 @@ Interval IntervalEvaluator::compute(NodeId id) {
   return apply(node.op, evaluate(node.args[0]), node.args.size() > 1 ? evaluate(node.args[1]) : Interval{});
 }
 
-IntervalEvaluator::Program IntervalEvaluator::program(const std::vector<NodeId>& roots, const Program* before) const {
+IntervalEvaluator::Program IntervalEvaluator::program(const std::vector<NodeId>& roots, const Program* before) {
   using Kind = Instruction::Kind;
   std::vector<char> done(graph_.size(), 0);
   if (before != nullptr) {
@@ -278,16 +278,21 @@ IntervalEvaluator::Program IntervalEvaluator::program(const std::vector<NodeId>&
       continue;
     }
     done[static_cast<std::size_t>(id)] = 1;
+    const bool fixed = node.args.empty() ? !(node.op == Op::kState || node.op == Op::kPrior ||
+                                             node.op == Op::kFieldValue || node.op == Op::kTime)
+                                         : same_operands(node, &in.fixed);
+    if (fixed) {  // the same for every box: kept once, out of the program
+      cache_[static_cast<std::size_t>(id)] = node.args.empty() ? leaf(id) : in.fixed;
+      stamp_[static_cast<std::size_t>(id)] = kAlways;
+      continue;
+    }
     if (node.args.empty()) {
       switch (node.op) {
         case Op::kState:
         case Op::kPrior: in.kind = Kind::kState; in.a = node.index; break;
         case Op::kFieldValue: in.kind = Kind::kField; in.a = node.index; break;
-        case Op::kTime: in.kind = Kind::kTime; break;
-        default: in.kind = Kind::kFixed; in.fixed = leaf(id); break;  // literals, parameters
+        default: in.kind = Kind::kTime; break;
       }
-    } else if (same_operands(node, &in.fixed)) {
-      in.kind = Kind::kFixed;
     } else {
       in.kind = node.op == Op::kSelect ? Kind::kSelect : Kind::kApply;
       in.a = node.args[0];
@@ -304,7 +309,6 @@ void IntervalEvaluator::run(const Program& program) {
   for (const Instruction& in : program) {
     Interval v{};
     switch (in.kind) {
-      case Kind::kFixed: v = in.fixed; break;
       case Kind::kState: v = x_.at(static_cast<std::size_t>(in.a)); break;
       case Kind::kField:
         v = static_cast<std::size_t>(in.a) < field_.size() ? field_[static_cast<std::size_t>(in.a)] : Interval::entire();

@@ -49,15 +49,17 @@ class IntervalEvaluator {
   // computed in one pass, without the graph walk of evaluate() (certified detection reads a
   // mode's atoms over every part of every step). The same enclosures as evaluate().
   struct Instruction {
-    enum class Kind : std::uint8_t { kFixed, kState, kField, kTime, kSelect, kApply };
-    Kind kind = Kind::kFixed;
+    enum class Kind : std::uint8_t { kState, kField, kTime, kSelect, kApply };
+    Kind kind = Kind::kApply;
     Op op = Op::kConstant;
     std::int32_t out = -1, a = -1, b = -1, c = -1;  // node ids (kState, kField: a is the index)
-    Interval fixed{};                               // kFixed: a literal, a parameter, x - x, ...
+    Interval fixed{};                               // (while built: x - x, prior(x) == x, ...)
   };
   using Program = std::vector<Instruction>;
-  // The program of `roots`, leaving out the nodes of `before` (a program run first on each box).
-  Program program(const std::vector<NodeId>& roots, const Program* before = nullptr) const;
+  // The program of `roots`, leaving out the nodes of `before` (a program run first on each box)
+  // and the nodes that hold one value for every box (literals, parameters, x - x, ...), which
+  // it keeps once.
+  Program program(const std::vector<NodeId>& roots, const Program* before = nullptr);
   // Runs it over the box: evaluate() of any of its nodes then reads the result.
   void run(const Program& program);
 
@@ -75,7 +77,8 @@ class IntervalEvaluator {
   std::vector<Interval> x_, field_;
   std::vector<Interval> constants_;  // each literal's enclosure, by node
   std::vector<Interval> cache_;
-  std::vector<std::uint32_t> stamp_;  // cache_[i] is valid when stamp_[i] == box_
+  static constexpr std::uint32_t kAlways = 0xffffffffu;  // a stamp: valid for every box
+  std::vector<std::uint32_t> stamp_;  // cache_[i] is valid when stamp_[i] == box_ or kAlways
   std::uint32_t box_ = 0;
 };
 

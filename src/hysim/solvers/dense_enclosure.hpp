@@ -94,12 +94,15 @@ class DenseEnclosure {
     // divided differences, in place: c_j = P[theta_0, ..., theta_j]
     for (int level = 1; level <= degree_; ++level) {
       for (int j = degree_; j >= level; --j) {
-        const Interval gap = subtract(Interval::point(theta_[j]), Interval::point(theta_[j - level]));
+        // one division per node pair, a product per component
+        const Interval reciprocal =
+            divide(Interval::point(1), subtract(Interval::point(theta_[j]), Interval::point(theta_[j - level])));
         for (std::size_t i = 0; i < n_; ++i) {
-          coefficient(j, i) = divide(subtract(coefficient(j, i), coefficient(j - 1, i)), gap);
+          coefficient(j, i) = multiply(subtract(coefficient(j, i), coefficient(j - 1, i)), reciprocal);
         }
       }
     }
+    per_h_ = divide(Interval::point(1), Interval::point(h_));
     return Fit::kFitted;
   }
 
@@ -127,14 +130,15 @@ class DenseEnclosure {
     centred(theta, Interval::point(theta.mid()), x, dxdt, nullptr);
   }
 
-  // As enclose(ta, tb, x, dxdt), the centred form taken at the time tc in [ta, tb], whose
-  // enclosure it also gives: x_i(tc) in x_centre[i] (certified detection reads the guards there).
+  // As enclose(ta, tb, x, dxdt), the mean-value form taken at the time tc in [ta, tb] (not
+  // only its centre), whose enclosure it also gives: x_i(tc) in x_centre[i] (certified
+  // detection reads the guards there).
   void enclose(double ta, double tb, double tc, Interval* x, Interval* dxdt, Interval* x_centre) const {
     using namespace interval;
     const Interval h = Interval::point(h_);
     const Interval lo = divide(subtract(Interval::point(ta), Interval::point(t0_)), h);
     const Interval hi = divide(subtract(Interval::point(tb), Interval::point(t0_)), h);
-    const Interval centre = divide(subtract(Interval::point(tc), Interval::point(t0_)), h);
+    const Interval centre = tc == t0_ ? Interval{0, 0} : divide(subtract(Interval::point(tc), Interval::point(t0_)), h);
     centred(Interval{std::max(0.0, lo.lo), std::min(1.0, hi.hi)}, centre, x, dxdt, x_centre);
   }
 
@@ -202,14 +206,15 @@ class DenseEnclosure {
     using namespace interval;
     const Interval offset = subtract(theta, centre);
     factors(theta, factor_);
+    const bool start = centre.lo == 0 && centre.hi == 0;  // P(0) is the stored first point
     factors(centre, factor_mid_);
     for (std::size_t i = 0; i < n_; ++i) {
       Interval p{}, dp{};
       horner(i, factor_, &p, &dp);
-      Interval pm{};
-      horner(i, factor_mid_, &pm, nullptr);
+      Interval pm = coefficient(0, i);
+      if (!start) horner(i, factor_mid_, &pm, nullptr);
       x[i] = intersect(p, add(pm, multiply(dp, offset)));
-      if (dxdt != nullptr) dxdt[i] = divide(dp, Interval::point(h_));
+      if (dxdt != nullptr) dxdt[i] = multiply(dp, per_h_);
       if (x_centre != nullptr) x_centre[i] = pm;
     }
   }
@@ -237,6 +242,7 @@ class DenseEnclosure {
   std::size_t n_;
   int degree_ = -1;
   double t0_ = 0, h_ = 0;
+  Interval per_h_{};  // 1 / h
   double theta_[kMaxDegree + 1] = {};
   mutable Interval factor_[kMaxDegree + 1] = {}, factor_mid_[kMaxDegree + 1] = {};  // enclose()'s
   std::vector<Interval> newton_;  // (degree + 1) x n divided differences
