@@ -47,10 +47,20 @@ Interval logarithm(Interval a) {
 // sin or cos on [lo, hi]: the endpoints' values, and +-1 where a maximum or a minimum may
 // lie inside (sin: pi/2 and -pi/2 + 2k pi; cos: 0 and pi + 2k pi), decided with a margin
 // that covers the rounding of k 2 pi, so a critical point near an end counts.
+// An interval of at most kNarrow (a point box's argument, a few ulps wide) is read at its
+// lower end alone: |sin' |, |cos'| <= 1, so the value moves at most the width.
 Interval periodic(Interval a, bool cosine) {
+  constexpr double kNarrow = 0x1p-20;
   if (!(a.hi - a.lo < 6) || !std::isfinite(a.lo) || !std::isfinite(a.hi)) return {-1, 1};
-  const double x = cosine ? std::cos(a.lo) : std::sin(a.lo), y = cosine ? std::cos(a.hi) : std::sin(a.hi);
+  const double x = cosine ? std::cos(a.lo) : std::sin(a.lo);
   if (exact_at(a, x)) return Interval::point(x);
+  if (a.hi - a.lo <= kNarrow) {
+    // the width, and libm's error at lo (1 ulp of x <= |x| 2^-52, or the least subnormal)
+    const double slack = interval::up(interval::up(a.hi - a.lo) + (std::fabs(x) * 0x1p-51 + 0x1p-1074));
+    const Interval out = outward(x - slack, x + slack);
+    return {std::max(out.lo, -1.0), std::min(out.hi, 1.0)};
+  }
+  const double y = cosine ? std::cos(a.hi) : std::sin(a.hi);
   Interval out = outward(std::min(x, y), std::max(x, y), 2);
   const double two_pi = 2 * std::numbers::pi;
   const double margin = 1e-12 * std::max({1.0, std::fabs(a.lo), std::fabs(a.hi)});
@@ -318,9 +328,18 @@ void IntervalEvaluator::run(const Program& program) {
         v = select(cache_[static_cast<std::size_t>(in.a)], cache_[static_cast<std::size_t>(in.b)],
                    cache_[static_cast<std::size_t>(in.c)]);
         break;
-      case Kind::kApply:
-        v = apply(in.op, cache_[static_cast<std::size_t>(in.a)], in.b >= 0 ? cache_[static_cast<std::size_t>(in.b)] : Interval{});
+      case Kind::kApply: {
+        const Interval a = cache_[static_cast<std::size_t>(in.a)];
+        const Interval b = in.b >= 0 ? cache_[static_cast<std::size_t>(in.b)] : Interval{};
+        switch (in.op) {  // the arithmetic inline, the rest by apply()
+          case Op::kAdd: v = add(a, b); break;
+          case Op::kSubtract: v = subtract(a, b); break;
+          case Op::kMultiply: v = multiply(a, b); break;
+          case Op::kNegate: v = negate(a); break;
+          default: v = apply(in.op, a, b); break;
+        }
         break;
+      }
     }
     cache_[static_cast<std::size_t>(in.out)] = v;
     stamp_[static_cast<std::size_t>(in.out)] = box_;
