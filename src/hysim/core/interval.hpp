@@ -79,21 +79,22 @@ inline Interval intersect(Interval a, Interval b) {
 // A product or quotient of 0 is exact. An overflow gives infinity - infinity, NaN: the caller
 // makes that the whole line.
 namespace detail {
-inline double bound(double r, double error, bool lower) {
-  if (std::isinf(r)) return lower == (r > 0) ? std::copysign(std::numeric_limits<double>::max(), r) : r;
-  if (lower) return error < 0 ? down(r) : r;
-  return error > 0 ? up(r) : r;
-}
-// TwoSum's error is exact for every pair of finite doubles, subnormal ones included.
-inline double sum(double a, double b, bool lower) {
-  const double s = a + b;
-  const double bb = s - a;
-  return bound(s, (a - (s - bb)) + (b - bb), lower);
-}
 // A bound below (above) the exact value that c, a correctly rounded result, stands for.
 inline double neighbour(double c, bool lower) {
   const double e = std::fabs(c) * 0x1.0000000000001p-53 + 0x1p-1074;
   return lower ? c - e : c + e;
+}
+// TwoSum's error is exact for every pair of finite doubles, subnormal ones included. An inexact
+// sum moves to its neighbour's bound, without a branch on the error's sign (which rounding
+// makes unpredictable): a sum rounded outward already moves one ulp further than it must.
+// An overflow (an error of NaN) gives NaN on the overflowing side: the whole line.
+inline double sum(double a, double b, bool lower) {
+  const double s = a + b;
+  const double bb = s - a;
+  const double error = (a - (s - bb)) + (b - bb);
+  const double e = std::fabs(s) * 0x1.0000000000001p-53 + 0x1p-1074;
+  const double step = error != 0 ? e : 0.0;  // NaN != 0 too
+  return lower ? s - step : s + step;
 }
 inline double product(double a, double b, bool lower) {
   const double p = a * b;

@@ -207,7 +207,7 @@ class DenseEnclosure {
     const Interval offset = subtract(theta, centre);
     factors(theta, factor_);
     const bool start = centre.lo == 0 && centre.hi == 0;  // P(0) is the stored first point
-    factors(centre, factor_mid_);
+    if (!start) factors(centre, factor_mid_);
     for (std::size_t i = 0; i < n_; ++i) {
       Interval p{}, dp{};
       horner(i, factor_, &p, &dp);
