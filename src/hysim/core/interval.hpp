@@ -93,7 +93,7 @@ inline double sum(double a, double b, bool lower) {
   const double bb = s - a;
   const double error = (a - (s - bb)) + (b - bb);
   const double e = std::fabs(s) * 0x1.0000000000001p-53 + 0x1p-1074;
-  const double step = error != 0 ? e : 0.0;  // NaN != 0 too
+  const double step = e * static_cast<double>(error != 0);  // NaN != 0 too; no branch
   return lower ? s - step : s + step;
 }
 inline double product(double a, double b, bool lower) {
