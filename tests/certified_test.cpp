@@ -289,5 +289,34 @@ TEST(Certified, PwmServoTwinGivesTheDefaultEventsWithEveryStepProved) {
   EXPECT_EQ(c.events_unique + 1, result.stats.events);
 }
 
+// The PWM servo's default preset settles: its control error x sits at rounding level, of no
+// sign the enclosure can tell, when the saw resets at 7.7 s. The reset's two guards,
+// `saw >= saw_max && x >= 0` and `saw >= saw_max && x < 0`, change only where the saw crosses
+// saw_max, whatever x's sign: the part is decided by one point there, not halved to the depth
+// limit (where the strict run failed before the rule that reads them together).
+TEST(Certified, ComplementaryGuardsOnAMonotoneConditionChangeAtItsRoot) {
+  const ModelEntry entry = lang::load_model_file(testing::source_dir() + "/models/pwm-servo.hym");
+  const Model<double> model = entry.make<double>(entry.default_values());
+  SimulationOptions options = with("gamma-refine", 8.5);
+  options.rtol = 1e-6;
+  options.atol = 1e-9;
+  const auto reference = testing::collect(model, options);
+  options.strategy = "certified";
+  RunResult<double> result;
+  const auto run = testing::collect(model, options, false, &result);
+  ASSERT_EQ(result.reason, RunReason::kReachedEnd) << result.message;
+  ASSERT_EQ(run.rows.size(), reference.rows.size());
+  bool reset_at_7_7 = false;
+  for (std::size_t j = 0; j < run.rows.size(); ++j) {
+    EXPECT_EQ(run.rows[j].t, reference.rows[j].t) << j;
+    EXPECT_EQ(run.rows[j].to, reference.rows[j].to) << j;
+    reset_at_7_7 |= std::fabs(run.rows[j].t - 7.7) < 1e-9;
+  }
+  EXPECT_TRUE(reset_at_7_7);
+  const CertifiedStatistics& c = result.stats.certified;
+  EXPECT_EQ(c.steps_unproved, 0);
+  EXPECT_LT(c.max_depth, 40) << "no part halved to the depth limit";
+}
+
 }  // namespace
 }  // namespace hysim

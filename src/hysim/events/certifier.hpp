@@ -92,7 +92,9 @@ class AtomReadings {
     Truth truth = Truth::kUndecided;
     bool monotone = false;
     bool mask_ends = false;  // disarmed at a, literal at b, monotone: see Certifier::read_mask_end
+    bool masked = false;     // disarmed at a or b
     int function = -1;
+    Relation relation = Relation::kGreaterEqual;
   };
 
   void resize(std::size_t atoms) {
@@ -107,6 +109,8 @@ class AtomReadings {
   bool read(std::size_t at, Interval e, Relation relation, bool masked_a, bool masked_b) {
     Reading& r = readings_[at];
     r.monotone = rate(at).lo > 0 || rate(at).hi < 0;
+    r.relation = relation;
+    r.masked = masked_a || masked_b;
     const auto decide = [](bool yes, bool no) { return yes ? Truth::kTrue : no ? Truth::kFalse : Truth::kUndecided; };
     switch (relation) {
       case Relation::kGreater: r.truth = decide(e.lo > 0, e.hi <= 0); break;
@@ -134,7 +138,8 @@ class AtomReadings {
   }
 
   // Proved: every guard decided, none true. One point: the undecided guards hang on one
-  // monotone function (or a guard reads true, which the point at b confirms). Else split.
+  // monotone function (or a guard reads true, which the point at b confirms), or they change
+  // together at one monotone function's root (first_at_root). Else split.
   Verdict verdict(const std::vector<Transition<double>>& transitions) const {
     int function = -1;
     bool one_point = false;
@@ -147,7 +152,9 @@ class AtomReadings {
         for (std::size_t i = 0; i < guard.atoms().size(); ++i) {
           const Reading& r = readings_[offset + i];
           if (r.truth != Truth::kUndecided) continue;
-          if (!r.monotone || (function >= 0 && r.function != function)) return Verdict::kSplit;
+          if (!r.monotone || (function >= 0 && r.function != function)) {
+            return first_at_root(transitions) ? Verdict::kOnePoint : Verdict::kSplit;
+          }
           function = r.function;
           one_point = true;
         }
@@ -156,6 +163,100 @@ class AtomReadings {
     }
     return one_point ? Verdict::kOnePoint : Verdict::kProved;
   }
+
+ private:
+  static constexpr int kMostCases = 4;  // undecided functions besides the monotone one: 3^4 cases
+
+  // Whether the undecided guards change only at the root of one monotone function f, whatever
+  // the other undecided functions do: with f's atoms read on the side of its root where f
+  // starts, every guard is false; on the other side, some guard is true for every sign (-, 0,
+  // +) of each other undecided function. Then no guard holds before the root and one holds from
+  // it on: the first event is at f's root, unique in the part, and the guards read at b say
+  // whether it lies there (as for one function alone). This reads what per-atom logic cannot:
+  // `A && x >= 0` and `A && x < 0` together fire exactly where A does, whatever x's sign (a
+  // settled controller's error at rounding level, read at a clock's reset).
+  bool first_at_root(const std::vector<Transition<double>>& transitions) const {
+    std::array<int, kMostCases + 1> functions{};
+    std::array<bool, kMostCases + 1> monotone{};
+    std::array<bool, kMostCases + 1> rising{};
+    std::size_t atoms = 0;  // the mode's (readings_ holds the largest mode's count)
+    for (const auto& transition : transitions) atoms += transition.guard.atoms().size();
+    int count = 0;
+    for (std::size_t j = 0; j < atoms; ++j) {
+      const Reading& r = readings_[j];
+      if (r.function < 0 || r.truth != Truth::kUndecided) continue;
+      if (r.masked) return false;  // a disarmed atom reads false, whatever its sign
+      const auto end = functions.begin() + count;
+      if (std::find(functions.begin(), end, r.function) != end) continue;
+      if (count > kMostCases) return false;
+      functions[static_cast<std::size_t>(count)] = r.function;
+      monotone[static_cast<std::size_t>(count)] = r.monotone;
+      rising[static_cast<std::size_t>(count)] = values_[2 * j + 1].lo > 0;  // its rate
+      ++count;
+    }
+    for (int f = 0; f < count; ++f) {
+      if (!monotone[static_cast<std::size_t>(f)]) continue;
+      const int before = rising[static_cast<std::size_t>(f)] ? -1 : 1;
+      int cases = 1;
+      for (int g = 1; g < count; ++g) cases *= 3;
+      // the function's sign, by its place in `functions`: f's own, or the case's digit
+      const auto sign_in = [&](int the_case, int side) {
+        return [&, the_case, side](int function) {
+          int digits = the_case;
+          for (int g = 0; g < count; ++g) {
+            if (g == f) {
+              if (functions[static_cast<std::size_t>(g)] == function) return side;
+              continue;
+            }
+            if (functions[static_cast<std::size_t>(g)] == function) return digits % 3 - 1;
+            digits /= 3;
+          }
+          return 2;  // decided: read its own truth
+        };
+      };
+      if (!every_guard(transitions, sign_in(0, before), Truth::kFalse, true)) continue;
+      bool fires_after = true;
+      for (int c = 0; c < cases && fires_after; ++c) fires_after = !every_guard(transitions, sign_in(c, -before), Truth::kTrue, false);
+      if (fires_after) return true;
+    }
+    return false;
+  }
+
+  // With the undecided atoms of the functions `sign_of` gives a sign (-1, 0, 1) read as that
+  // sign makes them, the others undecided: whether every guard reads `truth` (all = true), or
+  // whether none does (all = false).
+  template <class SignOf>
+  bool every_guard(const std::vector<Transition<double>>& transitions, const SignOf& sign_of, Truth truth,
+                   bool all) const {
+    std::size_t offset = 0;
+    for (const auto& transition : transitions) {
+      const auto& guard = transition.guard;
+      const Truth t = guard.empty() ? Truth::kFalse
+                                    : three_valued(guard, guard.root(), [&](std::size_t atom) {
+                                        const Reading& r = readings_[offset + atom];
+                                        if (r.truth != Truth::kUndecided) return r.truth;
+                                        const int sign = sign_of(r.function);
+                                        return sign == 2 ? r.truth : holds(r.relation, sign) ? Truth::kTrue : Truth::kFalse;
+                                      });
+      offset += guard.atoms().size();
+      if (all && t != truth) return false;
+      if (!all && t == truth) return false;
+    }
+    return true;
+  }
+
+  // e R 0 for e of the sign `sign`.
+  static bool holds(Relation relation, int sign) {
+    switch (relation) {
+      case Relation::kGreater: return sign > 0;
+      case Relation::kGreaterEqual: return sign >= 0;
+      case Relation::kLess: return sign < 0;
+      case Relation::kLessEqual: return sign <= 0;
+    }
+    return false;
+  }
+
+ public:
 
  private:
   std::vector<Reading> readings_;
