@@ -4,18 +4,22 @@
 //
 // The step [t0, t1] is scanned left to right in parts. Over a part [a, b] every atom e of the
 // mode's guards is enclosed by interval arithmetic (core/interval.hpp), composed with the
-// enclosure of the dense output (solvers/dense_enclosure.hpp), in the mean-value form
-//   e([a, b])  in  ( e(c, x(c)) + de/dt([a, b], x([a, b]), x'([a, b])) [a - c, b - c] )  cap  e(box),
-// c the part's midpoint and de/dt = de/dt|_x + grad e . x' the atom's rate along the
-// trajectory. Each guard is then read in three-valued logic (true, false, undecided) over
-// the part; an atom disarmed after the last event reads false where its mask holds at both
-// ends. The part is
+// enclosure of the dense output (solvers/dense_enclosure.hpp), in the mean-value form at the
+// part's start
+//   e([a, b])  in  ( e(a, x(a)) + de/dt([a, b], x([a, b]), x'([a, b])) [0, b - a] )  cap  e(box),
+// de/dt = de/dt|_x + grad e . x' the atom's rate along the trajectory (at the start rather
+// than the midpoint: for a rate of one sign the width is the rate's spread times b - a).
+// Each guard is then read in three-valued logic (true, false, undecided) over the part; an
+// atom disarmed after the last event reads false where its mask holds at both ends. The part
+// is
 //   proved      when every guard is decided: no truth changes inside it;
 //   decided by one point  when the undecided guards depend on one function alone, whose
 //               rate encloses no zero: it is strictly monotone, so it changes sign at most
 //               once and every guard changes at most once, all at that instant; the guards
 //               read at b then say whether an event lies in [a, b], and if so it is the
-//               first (its root is unique there, which the locator then finds);
+//               first (its root is unique there, which the locator then finds); also
+//               when the guards change together at one monotone function's root whatever
+//               the other undecided functions do (AtomReadings::first_at_root);
 //   split in two otherwise, down to `max_depth` halvings or a part of min_width: such a
 //               last part, read at b, brackets an event found without the proof of
 //               uniqueness, or is left unproved (the run fails, or warns and goes on).
