@@ -79,11 +79,10 @@ inline Interval intersect(Interval a, Interval b) {
 // A product or quotient of 0 is exact. An overflow gives infinity - infinity, NaN: the caller
 // makes that the whole line.
 namespace detail {
+// e = phi |c| + eta: c - e and c + e bound the exact value that c, correctly rounded, stands for.
+inline double neighbour_gap(double c) { return std::fabs(c) * 0x1.0000000000001p-53 + 0x1p-1074; }
 // A bound below (above) the exact value that c, a correctly rounded result, stands for.
-inline double neighbour(double c, bool lower) {
-  const double e = std::fabs(c) * 0x1.0000000000001p-53 + 0x1p-1074;
-  return lower ? c - e : c + e;
-}
+inline double neighbour(double c, bool lower) { return lower ? c - neighbour_gap(c) : c + neighbour_gap(c); }
 // TwoSum's error is exact for every pair of finite doubles, subnormal ones included. An inexact
 // sum moves to its neighbour's bound, without a branch on the error's sign (which rounding
 // makes unpredictable): a sum rounded outward already moves one ulp further than it must.
@@ -92,8 +91,7 @@ inline double sum(double a, double b, bool lower) {
   const double s = a + b;
   const double bb = s - a;
   const double error = (a - (s - bb)) + (b - bb);
-  const double e = std::fabs(s) * 0x1.0000000000001p-53 + 0x1p-1074;
-  const double step = e * static_cast<double>(error != 0);  // NaN != 0 too; no branch
+  const double step = neighbour_gap(s) * static_cast<double>(error != 0);  // NaN != 0 too; no branch
   return lower ? s - step : s + step;
 }
 inline double product(double a, double b, bool lower) {
