@@ -131,6 +131,7 @@ class Guard {
     g.atoms_.push_back(Atom<S>{std::move(name), std::move(e), relation, std::move(rate), std::move(jump), time, false, {}});
     g.nodes_.push_back(Node{Kind::kAtom, 0, {}});
     g.root_ = 0;
+    g.compile();
     return g;
   }
 
@@ -158,6 +159,7 @@ class Guard {
   friend Guard operator!(Guard a) {
     a.nodes_.push_back(Node{Kind::kNot, -1, {a.root_}});
     a.root_ = static_cast<int>(a.nodes_.size()) - 1;
+    a.compile();
     return a;
   }
 
@@ -178,9 +180,16 @@ class Guard {
   // Evaluates the tree; atom_truth(i) gives the truth of atom i. Short-circuit, as C++'s && and
   // ||: atom_truth is asked only for the atoms that decide, so a caller that computes atoms on
   // demand evaluates no event function it does not need. Does not allocate.
+  // The tree is read through its branch program (compile()): one test per atom, in the order
+  // and with the short-circuits of the tree read left to right, without recursion.
   template <class AtomTruth>
   bool evaluate(const AtomTruth& atom_truth) const {
-    return root_ >= 0 && evaluate_node(root_, atom_truth);
+    int at = entry_;
+    while (at >= 0) {
+      const Branch& b = program_[static_cast<std::size_t>(at)];
+      at = atom_truth(b.atom) ? b.on_true : b.on_false;
+    }
+    return at == kTrue;
   }
 
   // The time until the tree becomes true, from the times of its atoms (004, Algorithms 1
@@ -228,27 +237,8 @@ class Guard {
     const int right = b.root_ + offset_nodes;
     a.nodes_.push_back(Node{kind, -1, {left, right}});
     a.root_ = static_cast<int>(a.nodes_.size()) - 1;
+    a.compile();
     return a;
-  }
-
-  template <class AtomTruth>
-  bool evaluate_node(int index, const AtomTruth& atom_truth) const {
-    const Node& node = nodes_[static_cast<std::size_t>(index)];
-    switch (node.kind) {
-      case Kind::kAtom: return atom_truth(node.atom);
-      case Kind::kNot: return !evaluate_node(node.children[0], atom_truth);
-      case Kind::kAnd:  // left to right, stopping at the first false child
-        for (int child : node.children) {
-          if (!evaluate_node(child, atom_truth)) return false;
-        }
-        return true;
-      case Kind::kOr:  // left to right, stopping at the first true child
-        for (int child : node.children) {
-          if (evaluate_node(child, atom_truth)) return true;
-        }
-        return false;
-    }
-    return false;
   }
 
   template <class AtomTime>
@@ -295,9 +285,47 @@ class Guard {
     return "?";
   }
 
+  // The tree as branches on atoms (a decision list without sharing): test atom `atom`, go on
+  // at on_true or on_false, an index into program_ or kTrue / kFalse, the guard's value.
+  // A tree with n atoms gives n branches; compile() rebuilds it whenever the tree changes.
+  static constexpr int kTrue = -1, kFalse = -2;
+  struct Branch {
+    int atom, on_true, on_false;
+  };
+
+  void compile() {
+    program_.clear();
+    entry_ = root_ < 0 ? kFalse : compile_node(root_, kTrue, kFalse);
+  }
+
+  // Emits the branches of node `index`, which goes on at on_true when it holds and at on_false
+  // when it does not; returns where its reading begins. Children are emitted last to first,
+  // each continuing at the one after it: an AND goes on to its next child when a child holds
+  // and stops at on_false when one does not; an OR the other way round; a NOT swaps the exits.
+  int compile_node(int index, int on_true, int on_false) {
+    const Node& node = nodes_[static_cast<std::size_t>(index)];
+    switch (node.kind) {
+      case Kind::kAtom:
+        program_.push_back(Branch{node.atom, on_true, on_false});
+        return static_cast<int>(program_.size()) - 1;
+      case Kind::kNot: return compile_node(node.children[0], on_false, on_true);
+      case Kind::kAnd:
+      case Kind::kOr: {
+        int next = node.kind == Kind::kAnd ? on_true : on_false;
+        for (auto child = node.children.rbegin(); child != node.children.rend(); ++child) {
+          next = node.kind == Kind::kAnd ? compile_node(*child, next, on_false) : compile_node(*child, on_true, next);
+        }
+        return next;
+      }
+    }
+    return on_false;
+  }
+
   std::vector<Atom<S>> atoms_;
   std::vector<Node> nodes_;
   int root_ = -1;
+  std::vector<Branch> program_;
+  int entry_ = kFalse;
 };
 
 }  // namespace hysim
