@@ -144,39 +144,41 @@ class Dopri5Stepper final : public StepperBase<S> {
 
  public:
   Dopri5Stepper(std::size_t n, const StepperTolerances<S>& tol)
-      : Base(n), controlled_(Checker(tol)), dense_(n) {}
+      : Base(n), controlled_{Controlled(Checker(tol)), Controlled(Checker(tol))}, dense_(n) {}
 
   std::string_view name() const override { return "dopri5"; }
   bool is_adaptive() const override { return true; }
   int order() const override { return 5; }
 
+  // An attempt runs in the controlled stepper that does not hold the last accepted step's
+  // stages, so that the dense output keeps reading them without a copy; an accepted attempt's
+  // stepper becomes the one the dense output reads.
   StepOutcome<S> try_step(S h) override {
+    const int k = accepted_ < 0 ? 0 : 1 - accepted_;
+    Controlled& controlled = controlled_[k];
     S t = this->t_cur_;
     S dt = h;
     const auto result =
-        stage_x_ != nullptr
-            ? controlled_.try_step(OdeintSystem<S>{this->rhs_}, this->x_cur_, this->f_cur_, t, this->x_try_,
-                                   this->f_try_, dt)
-            : controlled_.try_step(SixthStageFinder<S>{this->rhs_, &stage_x_, &stage_f_, &calls_}, this->x_cur_,
-                                   this->f_cur_, t, this->x_try_, this->f_try_, dt);
+        stage_x_[k] != nullptr
+            ? controlled.try_step(OdeintSystem<S>{this->rhs_}, this->x_cur_, this->f_cur_, t, this->x_try_,
+                                  this->f_try_, dt)
+            : controlled.try_step(SixthStageFinder<S>{this->rhs_, &stage_x_[k], &stage_f_[k], &calls_[k]},
+                                  this->x_cur_, this->f_cur_, t, this->x_try_, this->f_try_, dt);
     if (result == odeint::fail) {
-      sixth_stage_current_ = false;  // odeint's buffers hold the rejected attempt's stages
+      sixth_stage_current_ = false;  // the stiffness test reads accepted steps only
       return {StepStatus::kRejected, dt};
     }
     sixth_stage_current_ = true;
     // odeint advanced t by h; keep the sum the caller expects, t_cur + h.
     this->accept(this->t_cur_ + h);
-    // The dense output reads the accepted step's stages, which the next attempt (accepted or
-    // not) overwrites inside controlled_: keep a copy (same sizes after the first step, so
-    // the assignment does not allocate).
-    accepted_ = controlled_.stepper();
+    accepted_ = k;
     return {StepStatus::kAccepted, dt};
   }
 
   S stiffness_ratio() const override {
     if (!sixth_stage_current_) return std::numeric_limits<S>::quiet_NaN();
-    return stiffness_ratio_of(this->t_cur_ - this->t_prev_, this->x_cur_.data(), this->f_cur_.data(), stage_x_,
-                              stage_f_, this->x_cur_.size(), kDopri5StabilityBound);
+    return stiffness_ratio_of(this->t_cur_ - this->t_prev_, this->x_cur_.data(), this->f_cur_.data(),
+                              stage_x_[accepted_], stage_f_[accepted_], this->x_cur_.size(), kDopri5StabilityBound);
   }
 
   int dense_degree() const override { return 5; }  // Shampine's continuous extension
@@ -184,22 +186,24 @@ class Dopri5Stepper final : public StepperBase<S> {
   void interpolate(S t, S* x) const override {
     if (this->copy_end_point(t, x)) return;
     // odeint writes into a State of the right size (allocated once, in the constructor).
-    accepted_.calc_state(t, dense_, this->x_prev_, this->f_prev_, this->t_prev_,
-                                     this->x_cur_, this->f_cur_, this->t_cur_);
+    controlled_[accepted_].stepper().calc_state(t, dense_, this->x_prev_, this->f_prev_, this->t_prev_, this->x_cur_,
+                                                this->f_cur_, this->t_cur_);
     std::copy(dense_.begin(), dense_.end(), x);
   }
 
  private:
   void on_restart() override { sixth_stage_current_ = false; }
 
-  Controlled controlled_;
-  Dopri accepted_;  // the stepper as it was after the last accepted step
+  // Two controlled steppers, taking turns (try_step): accepted_ indexes the one whose stages
+  // are the last accepted step's (-1: none yet).
+  Controlled controlled_[2];
+  int accepted_ = -1;
   mutable State<S> dense_;
-  // Where controlled_ keeps the sixth stage's argument and slope (null before the first
-  // attempt), and whether they are the last accepted step's: Hairer's stiffness test.
-  const S* stage_x_ = nullptr;
-  const S* stage_f_ = nullptr;
-  int calls_ = 0;
+  // Where each controlled stepper keeps the sixth stage's argument and slope (null before its
+  // first attempt), and whether they are the last accepted step's: Hairer's stiffness test.
+  const S* stage_x_[2] = {nullptr, nullptr};
+  const S* stage_f_[2] = {nullptr, nullptr};
+  int calls_[2] = {0, 0};
   bool sixth_stage_current_ = false;
 };
 
