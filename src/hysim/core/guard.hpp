@@ -29,16 +29,15 @@ enum class Relation { kLess, kLessEqual, kGreater, kGreaterEqual };
 // "<", "<=", ">", ">=".
 const char* relation_symbol(Relation relation);
 
-// The relation's truth for a value v of the event function.
+// The relation's truth for a value v of the event function: v oriented (v for > and >=, -v
+// for < and <=) compared with 0, strictly for < and >. Without a branch on the relation, which
+// varies from atom to atom in a guard's reading; a NaN holds for none.
 template <class S>
 inline bool relation_holds(Relation relation, const S& v) {
-  switch (relation) {
-    case Relation::kLess: return v < 0;
-    case Relation::kLessEqual: return v <= 0;
-    case Relation::kGreater: return v > 0;
-    case Relation::kGreaterEqual: return v >= 0;
-  }
-  return false;
+  const bool greater = relation == Relation::kGreater || relation == Relation::kGreaterEqual;
+  const bool strict = relation == Relation::kLess || relation == Relation::kGreater;
+  const S oriented = greater ? v : -v;
+  return strict ? oriented > 0 : oriented >= 0;
 }
 
 // The relation that holds exactly when `relation` does not: !(e < 0) is e >= 0, and so on.
