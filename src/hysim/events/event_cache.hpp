@@ -34,7 +34,7 @@ class EventCache {
     S t = std::numeric_limits<S>::quiet_NaN();  // none yet: equal to no time
     std::vector<S> x, value;
     std::vector<std::uint64_t> stamp;  // value[slot] holds when stamp[slot] == generation
-    std::uint64_t generation = 0, used = 0;
+    std::uint64_t generation = 0;
     // TransitionDetector::fired's answer here for fired_mode, when no atom was masked, valid
     // while fired_generation == generation.
     std::uint64_t fired_generation = 0;
@@ -43,7 +43,8 @@ class EventCache {
 
   // The reader and the layout outlive the cache.
   EventCache(GuardReader<S>* reader, const AtomLayout* layout)
-      : reader_(*reader), layout_(*layout), rate_(layout->slots()), rate_stamp_(layout->slots(), 0) {
+      : reader_(*reader), layout_(*layout), n_(reader->model().state_size()), rate_(layout->slots()),
+        rate_stamp_(layout->slots(), 0) {
     for (Point& p : points_) {
       p.x.resize(reader->model().state_size());
       p.value.resize(layout->slots());
@@ -52,20 +53,17 @@ class EventCache {
   }
 
   // The entry of (t, x): the one that holds it, else the one used least recently, emptied.
-  Point* point(S t, const S* x) {
-    ++clock_;
-    for (Point& p : points_) {
-      if (p.t == t && std::equal(p.x.begin(), p.x.end(), x)) {
-        p.used = clock_;
-        return &p;
-      }
-    }
-    Point& p = points_[0].used <= points_[1].used ? points_[0] : points_[1];
-    p.t = t;
-    std::copy(x, x + p.x.size(), p.x.begin());
-    p.generation = ++generations_;
-    p.used = clock_;
-    return &p;
+  // The one asked for last is tried first: the readings at an event ask for one point in turn.
+  [[gnu::always_inline]] Point* point(S t, const S* x) {
+    Point& last = points_[last_];
+    if (last.t == t && holds(last, x)) return &last;
+    Point& other = points_[1 - last_];
+    last_ = 1 - last_;
+    if (other.t == t && holds(other, x)) return &other;
+    other.t = t;  // `last` was used more recently: `other` is emptied
+    for (std::size_t j = 0; j < n_; ++j) other.x[j] = x[j];
+    other.generation = ++generations_;
+    return &other;
   }
 
   // e(t, x) of atom i of transition k of `mode`, through the entry `at` of (t, x) (nullptr:
@@ -92,6 +90,14 @@ class EventCache {
   }
 
  private:
+  // Whether p's state is x (p.t is known to be t).
+  bool holds(const Point& p, const S* x) const {
+    for (std::size_t j = 0; j < n_; ++j) {
+      if (!(p.x[j] == x[j])) return false;
+    }
+    return true;
+  }
+
   [[gnu::noinline]] S keep(int mode, std::size_t k, std::size_t i, S t, const S* x, Point* at, std::size_t slot) {
     at->value[slot] = reader_.value(mode, k, i, t, x);
     at->stamp[slot] = at->generation;
@@ -100,8 +106,10 @@ class EventCache {
 
   GuardReader<S>& reader_;
   const AtomLayout& layout_;
+  std::size_t n_;  // the model's state size
   Point points_[2];
-  std::uint64_t clock_ = 0, generations_ = 0;
+  int last_ = 0;  // points_[last_] was asked for last
+  std::uint64_t generations_ = 0;
   std::vector<S> rate_;  // by slot, in the current prediction
   std::vector<std::uint64_t> rate_stamp_;
   std::uint64_t rate_generation_ = 0;
