@@ -70,11 +70,14 @@ class ZenoWatch {
         ratio_tolerance_(exact.zeno_ratio_tolerance),
         horizon_(exact.zeno_horizon),
         at_resolution_test_(at_resolution_test) {
-    // The window's capacity up front (no allocation as it fills), unless zeno_events is huge:
+    // The buffer's capacity up front (no allocation as it fills), unless zeno_events is huge:
     // --zeno-events 1e9 reserved gigabytes before the first step; such a window grows as needed.
-    const std::size_t reserved = std::min<std::size_t>(events_ + kMaxPeriod, kMaxReserved);
-    times_.reserve(reserved);
-    origins_.reserve(reserved);
+    // Up to twice the window is kept, so that the oldest times are dropped once per window's
+    // worth of events, not one by one at every event.
+    const std::size_t window = events_ + kMaxPeriod;
+    kept_ = std::max(window, std::min<std::size_t>(2 * window, kMaxReserved));
+    times_.reserve(std::min(kept_, kMaxReserved));
+    origins_.reserve(std::min(kept_, kMaxReserved));
   }
 
   void reset() {
@@ -86,9 +89,10 @@ class ZenoWatch {
   // Records an event at t, where the run's event times are known to `resolution`. True when
   // the events accumulate (Zeno); t_inf() is then the accumulation time.
   bool observe(S t, S resolution, EventOrigin origin = {}) {  // default: every event of one origin
-    if (times_.size() == events_ + kMaxPeriod) {  // capacity kept: no allocation
-      times_.erase(times_.begin());
-      origins_.erase(origins_.begin());
+    if (times_.size() == kept_) {  // the window's newest times stay; capacity kept: no allocation
+      const auto dropped = static_cast<std::ptrdiff_t>(kept_ - (events_ + kMaxPeriod) + 1);
+      times_.erase(times_.begin(), times_.begin() + dropped);
+      origins_.erase(origins_.begin(), origins_.begin() + dropped);
     }
     times_.push_back(t);
     origins_.push_back(origin);
@@ -172,7 +176,8 @@ class ZenoWatch {
   std::size_t events_;
   S ratio_tolerance_, horizon_;
   bool at_resolution_test_;
-  std::vector<S> times_;  // the last events_ + kMaxPeriod event times, oldest first
+  std::size_t kept_;      // the most times kept: at least the window, events_ + kMaxPeriod
+  std::vector<S> times_;  // the last event times (the window's at least), oldest first
   std::vector<EventOrigin> origins_;  // theirs
   S t_inf_ = S(0), ratio_ = S(0);
   std::size_t period_ = 1;
