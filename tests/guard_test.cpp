@@ -137,6 +137,35 @@ TEST(Guard, RightNestedOperandIsRenumbered) {
   EXPECT_EQ(seen, std::vector<int>(4, 1));
 }
 
+// A guard asks for its atoms as C++ evaluates the same expression: left to right, each only
+// when the operators before it have not decided, so that an atom the result does not need
+// costs no evaluation. Checked on (a && !b) || !(c || d && e) for all 32 truth assignments,
+// the sequence of atoms asked against the one the expression asks in C++.
+TEST(Guard, AsksForItsAtomsInTheShortCircuitOrderOfCpp) {
+  const std::array<const char*, 5> names = {"a", "b", "c", "d", "e"};
+  std::array<G, 5> atoms;
+  for (int i = 0; i < 5; ++i) {
+    const auto ii = static_cast<std::size_t>(i);
+    atoms[ii] = component_atom(names[ii], i, 0.0, Relation::kLess);
+  }
+  const auto& [a, b, c, d, e] = atoms;
+  const G guard = (a && !b) || !(c || (d && e));
+  for (unsigned bits = 0; bits < 32; ++bits) {
+    std::vector<int> asked, expected;
+    const bool fired = guard.evaluate([&](int i) {
+      asked.push_back(i);
+      return ((bits >> i) & 1u) != 0;
+    });
+    const auto truth = [&](int i) {
+      expected.push_back(i);
+      return ((bits >> i) & 1u) != 0;
+    };
+    const bool value = (truth(0) && !truth(1)) || !(truth(2) || (truth(3) && truth(4)));
+    EXPECT_EQ(fired, value) << "bits " << bits;
+    EXPECT_EQ(asked, expected) << "bits " << bits;
+  }
+}
+
 // Evaluation on real event functions: the PWM-like guard x >= 0 && saw - kp x <= 0 (004,
 // Eq. 9, p1) fires exactly where both inequalities hold, with the boundary values included.
 TEST(Guard, EvaluatesOnEventFunctions) {
