@@ -2,9 +2,10 @@
 //
 // A guard gamma_a^b fires when its tree evaluates to true. The tree is stored flat (nodes
 // refer to children by index) and is built once, when the model is made, with its branch
-// program (one test per atom, read in a loop); evaluating it does not allocate. Atom values are computed by the caller (who counts guard evaluations) and
-// passed in, so that the same tree can be evaluated on plain values or on the one-sided
-// "just after" values used at an event (events/detection.hpp).
+// program (one test per atom, read in a loop); evaluating it does not allocate. Atom values
+// are computed by the caller (who counts guard evaluations) and passed in, so that the same
+// tree can be evaluated on plain values or on the one-sided "just after" values used at an
+// event (events/detection.hpp).
 #pragma once
 
 #include <functional>
