@@ -331,6 +331,45 @@ TEST(Cvode, StrictGuardReachedExactlyStillFires) {
             << "\n";
 }
 
+// CVODE sets aside a root function that is exactly 0 where it (re)starts and stays so (y in
+// mode b, identically 0), and keeps that mark through a CVodeRootInit with as many functions.
+// The engine restarts after each event; here mode c has as many root functions as b, and its
+// first, x - 1.0010001, crosses 1e-7 after the restart at x = 1.001, within CVODE's first
+// step there: kept inactive from b, that crossing would be lost (and was, when tried).
+// Closed form: events at t = 1, 1.001, 1.0010001.
+TEST(Cvode, RootFunctionZeroAtARestartDoesNotBlindTheNextMode) {
+  Model<double> model;
+  model.name = "inactive-root";
+  model.state_names = {"x", "y"};
+  model.x0 = {0.0, 0.0};
+  const auto rising = [](double, const double*, double* dxdt) {
+    dxdt[0] = 1.0;
+    dxdt[1] = 0.0;
+  };
+  for (const char* mode : {"a", "b", "c", "d"}) model.add_mode(mode, rising);
+  const auto x_at = [](const char* name, double level) {
+    return Guard<double>::atom(name, [level](double, const double* x) { return x[0] - level; }, Relation::kGreaterEqual);
+  };
+  model.add_transition("a", "b", "x = 1", x_at("x - 1", 1.0));
+  model.add_transition("a", "d", "far", x_at("x - 100", 100.0));
+  model.add_transition("b", "d", "y > 0", Guard<double>::atom("y", [](double, const double* x) { return x[1]; }, Relation::kGreater));
+  model.add_transition("b", "c", "x = 1.001", x_at("x - 1.001", 1.001));
+  model.add_transition("c", "d", "x = 1.0010001", x_at("x - 1.0010001", 1.0010001));
+  model.add_transition("c", "d", "far", x_at("x - 100", 100.0));
+  model.finalize();
+  for (const char* strategy : {"cvode", "cvode-adams"}) {
+    SimulationOptions options = cvode_options(3.0, 1e-10, 1e-12);
+    options.strategy = strategy;
+    RunResult<double> result;
+    const auto run = testing::collect(model, options, false, &result);
+    ASSERT_EQ(run.rows.size(), 3u) << strategy;
+    EXPECT_EQ(run.rows[2].guard, "x = 1.0010001") << strategy;
+    const double expected[] = {1.0, 1.001, 1.0010001};
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(run.rows[i].t, expected[i], 1e-9) << strategy << " event " << i;
+    EXPECT_EQ(result.mode, model.find_mode("d")) << strategy;
+  }
+}
+
 // CVODE is built with double realtype: strategy cvode in long double is refused before it runs.
 TEST(Cvode, LongDoubleIsRefused) {
   const Model<long double> model = testing::catalog_model<long double>("bouncing-ball");
