@@ -81,6 +81,33 @@ struct RootFunction {
   int transition = -1;
 };
 
+// When CVODE's root memory must be allocated afresh. CVODE sets a root function inactive only
+// in its check at a (re)start (cvRcheck1), where the function is exactly 0, and active again at
+// the end of the first step where it is not (cvRcheck3); a CVodeRootInit with as many
+// functions as CVODE holds keeps that mark. So the memory is cleared and allocated afresh,
+// every function active, where a function was 0 at a start since the last allocation or the
+// number changes; otherwise it is kept (the restart after most events: no allocation).
+struct RootMemory {
+  int count = -1;              // functions CVODE holds (-1: none allocated since CVodeCreate)
+  bool maybe_inactive = false;  // one was exactly 0 at a start since the allocation
+  bool starting = false;        // the next root call is CVODE's check at a (re)start
+
+  // A (re)start with `functions` root functions: whether to allocate afresh.
+  bool restart_needs_init(int functions) {
+    starting = true;
+    return functions != count || maybe_inactive;
+  }
+  void allocated(int functions) {
+    count = functions;
+    maybe_inactive = false;
+  }
+  // A root call's values g[0..n).
+  void called(const double* g, std::size_t n) {
+    if (starting) maybe_inactive = maybe_inactive || std::find(g, g + n, 0.0) != g + n;
+    starting = false;
+  }
+};
+
 class CvodeSolver {
  public:
   // The model, options and counters outlive the solver; *mode is the active mode, read by the
@@ -125,7 +152,7 @@ class CvodeSolver {
     std::copy(x0, x0 + n_, y());
     memory_.reset(CVodeCreate(method_ == CvodeMethod::kBdf ? CV_BDF : CV_ADAMS, context));
     if (!memory_) throw SimulationError(where(t0) + ": CVodeCreate failed");
-    armed_count_ = -1;  // a new CVODE holds no root functions
+    root_memory_ = {};  // a new CVODE holds no root functions
     void* memory = memory_.get();
     check(CVodeSetErrHandlerFn(memory, &CvodeSolver::on_cvode_message, this), "CVodeSetErrHandlerFn");
     check(CVodeInit(memory, &CvodeSolver::field_callback, t0, y_.get()), "CVodeInit");
@@ -248,22 +275,13 @@ class CvodeSolver {
     }
   }
 
-  // One root function per atom of the active mode's guards. CVODE sets a root function
-  // inactive only in its check at a (re)start (cvRcheck1), where the function is exactly 0,
-  // and sets it active again at the end of the first step where it is not (cvRcheck3); a
-  // CVodeRootInit with the number of functions CVODE already has keeps that mark. So where a
-  // function was 0 at a start since the last allocation (noted by atoms()), or the number
-  // changes, the root memory is cleared and allocated afresh, all functions active; otherwise
-  // it is kept as it is, every function active (a restart after most events: no allocation).
+  // One root function per atom of the active mode's guards (memory as RootMemory says).
   void arm_roots() {
-    starting_ = true;
     const int count = static_cast<int>(roots().size());
-    if (count == armed_count_ && !maybe_inactive_) return;
-    void* memory = memory_.get();
-    check(CVodeRootInit(memory, 0, nullptr), "CVodeRootInit");
-    if (count > 0) check(CVodeRootInit(memory, count, &CvodeSolver::root_callback), "CVodeRootInit");
-    armed_count_ = count;
-    maybe_inactive_ = false;
+    if (!root_memory_.restart_needs_init(count)) return;
+    check(CVodeRootInit(memory_.get(), 0, nullptr), "CVodeRootInit");
+    if (count > 0) check(CVodeRootInit(memory_.get(), count, &CvodeSolver::root_callback), "CVodeRootInit");
+    root_memory_.allocated(count);
   }
 
   // RunStatistics' step counters from CVODE's, plus those of earlier (re)starts.
@@ -334,8 +352,6 @@ class CvodeSolver {
     if (t != t_n) ++stats_.root_iterations;
     return guarded([&] {
       const auto& functions = roots();
-      const bool start = starting_;  // CVODE's first call after a (re)start: its check at t0
-      starting_ = false;
       for (std::size_t i = 0; i < functions.size(); ++i) {
         ++stats_.guard_evals;
         g[i] = functions[i].atom->e(t, x);
@@ -346,8 +362,8 @@ class CvodeSolver {
                      " at t = " + format_scalar(t);
           return kCallbackUnrecoverable;
         }
-        if (start && g[i] == 0.0) maybe_inactive_ = true;
       }
+      root_memory_.called(g, functions.size());
       return kCallbackOk;
     });
   }
@@ -374,11 +390,7 @@ class CvodeSolver {
   const int& mode_;
   std::size_t n_;
   std::vector<std::vector<RootFunction>> roots_of_mode_;
-  // arm_roots: the number of root functions CVODE holds (-1: none allocated since CVodeCreate),
-  // whether one may be inactive, and whether the next root call is CVODE's check at a start.
-  int armed_count_ = -1;
-  bool maybe_inactive_ = false;
-  bool starting_ = false;
+  RootMemory root_memory_;
   std::int64_t steps_base_ = 0;     // the counters of earlier (re)starts
   std::int64_t rejected_base_ = 0;
 
