@@ -313,13 +313,13 @@ class CvodeSolver {
   }
 
   static void on_cvode_message(int code, const char* module, const char* function, char* message, void* self) {
-    try {
-      const std::string text = std::string(module) + " " + function + ": " + message;
+    try {  // into the strings' kept capacity: an error recovered from (a zero plateau) allocates nothing
       if (code == CV_WARNING) {
-        HYSIM_LOG_DEBUG("CVODE warning: {}", text);
+        HYSIM_LOG_DEBUG("CVODE warning: {} {}: {}", module, function, message);
       } else {
-        static_cast<CvodeSolver*>(self)->cvode_message_ = text;
-        static_cast<CvodeSolver*>(self)->error_function_ = function;
+        auto& solver = *static_cast<CvodeSolver*>(self);
+        solver.cvode_message_.assign(module).append(" ").append(function).append(": ").append(message);
+        solver.error_function_.assign(function);
       }
     } catch (...) {
       // Losing the message text is harmless: the flag still reaches fail().
