@@ -140,6 +140,25 @@ int pwm_roots(sunrealtype t, N_Vector y, sunrealtype* gout, void* user_data) {
   return 0;
 }
 
+// The same program with the root functions hysim's CVODE engine hands to CVODE: one per
+// comparison in the mode's guards as the paper writes them (Eq. 9: saw >= saw_max, x >= 0,
+// saw -/+ kp x <= 0, kp |x| - saw < 0), four per mode, where the program above folds them into
+// two. It measures what CVODE's own rootfinding costs for the model as written.
+int pwm_roots_as_written(sunrealtype t, N_Vector y, sunrealtype* gout, void* user_data) {
+  auto* data = static_cast<PwmData*>(user_data);
+  ++data->run->guard_evals;
+  const double* Y = N_VGetArrayPointer(y);
+  const double x = pwm::control_error(data->p, t, Y), kp = data->p.kp, saw = Y[pwm::kSaw];
+  gout[0] = saw - data->p.saw_max;
+  gout[1] = x;
+  switch (data->mode) {
+    case pwm::kS1: gout[2] = saw + kp * x; gout[3] = kp * std::fabs(x) - saw; break;  // p2, p3
+    case pwm::kS2: gout[2] = saw - kp * x; gout[3] = kp * std::fabs(x) - saw; break;  // p1, p3
+    default: gout[2] = saw - kp * x; gout[3] = saw + kp * x; break;                    // p1, p2
+  }
+  return 0;
+}
+
 // ---- The drag ball: g = y, falling only.
 
 struct DragData {
@@ -239,6 +258,15 @@ Run pwm_servo_cvode(const PwmServo& p, const Tolerances& tol, Method method) {
     const double y0[3] = {p.omega0, p.phi0, 0.0};
     PwmData data{p, pwm::initial_mode(p, y0, run), &run};
     Cvode cvode(3, y0, pwm_rhs, 2, pwm_roots, &data, tol, method);
+    cvode.integrate(run, [&](double t, double* y) { return pwm::apply_events(p, t, y, &data.mode, run); });
+  });
+}
+
+Run pwm_servo_cvode_as_written(const PwmServo& p, const Tolerances& tol, Method method) {
+  return guarded([&](Run& run) {
+    const double y0[3] = {p.omega0, p.phi0, 0.0};
+    PwmData data{p, pwm::initial_mode(p, y0, run), &run};
+    Cvode cvode(3, y0, pwm_rhs, 4, pwm_roots_as_written, &data, tol, method);
     cvode.integrate(run, [&](double t, double* y) { return pwm::apply_events(p, t, y, &data.mode, run); });
   });
 }

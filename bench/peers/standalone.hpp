@@ -48,6 +48,9 @@ struct PwmServo {
 };
 inline constexpr const char* kPwmGuards[] = {"saw_reset", "p1", "p2", "p3"};
 Run pwm_servo_cvode(const PwmServo& p, const Tolerances& tol, Method method);
+// The CVODE program with one root function per comparison of the model's guards (four per
+// mode), as hysim's CVODE engine gives them to CVODE, instead of the two a user folds them into.
+Run pwm_servo_cvode_as_written(const PwmServo& p, const Tolerances& tol, Method method);
 Run pwm_servo_odeint(const PwmServo& p, const Tolerances& tol);
 
 // A ball with linear drag bouncing by Newton's law: y' = v, v' = -g - c v; at y = 0 falling,
