@@ -251,24 +251,24 @@ Run guarded(Body&& body) {
   return run;
 }
 
-}  // namespace
-
-Run pwm_servo_cvode(const PwmServo& p, const Tolerances& tol, Method method) {
+// The PWM program with `n_roots` root functions `roots`.
+Run pwm_program(const PwmServo& p, const Tolerances& tol, Method method, int n_roots, CVRootFn roots) {
   return guarded([&](Run& run) {
     const double y0[3] = {p.omega0, p.phi0, 0.0};
     PwmData data{p, pwm::initial_mode(p, y0, run), &run};
-    Cvode cvode(3, y0, pwm_rhs, 2, pwm_roots, &data, tol, method);
+    Cvode cvode(3, y0, pwm_rhs, n_roots, roots, &data, tol, method);
     cvode.integrate(run, [&](double t, double* y) { return pwm::apply_events(p, t, y, &data.mode, run); });
   });
 }
 
+}  // namespace
+
+Run pwm_servo_cvode(const PwmServo& p, const Tolerances& tol, Method method) {
+  return pwm_program(p, tol, method, 2, pwm_roots);
+}
+
 Run pwm_servo_cvode_as_written(const PwmServo& p, const Tolerances& tol, Method method) {
-  return guarded([&](Run& run) {
-    const double y0[3] = {p.omega0, p.phi0, 0.0};
-    PwmData data{p, pwm::initial_mode(p, y0, run), &run};
-    Cvode cvode(3, y0, pwm_rhs, 4, pwm_roots_as_written, &data, tol, method);
-    cvode.integrate(run, [&](double t, double* y) { return pwm::apply_events(p, t, y, &data.mode, run); });
-  });
+  return pwm_program(p, tol, method, 4, pwm_roots_as_written);
 }
 
 Run drag_ball_cvode(const DragBall& p, const Tolerances& tol, Method method) {
